@@ -1,0 +1,123 @@
+package io.kafkas3archiver;
+
+import com.amazonaws.services.lambda.runtime.Context;
+import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kafkas3archiver.config.ArchiverConfig;
+import io.kafkas3archiver.decode.BadEventException;
+import io.kafkas3archiver.decode.EventDecoder;
+import io.kafkas3archiver.decode.Invocation;
+import io.kafkas3archiver.report.BatchOutcome;
+import io.kafkas3archiver.report.InvocationLog;
+import io.kafkas3archiver.upload.CredentialsSource;
+import io.kafkas3archiver.upload.Deadline;
+import io.kafkas3archiver.upload.ErrorClassifier;
+import io.kafkas3archiver.upload.ObjectStore;
+import io.kafkas3archiver.upload.S3Clients;
+import io.kafkas3archiver.upload.S3ObjectStore;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.time.Clock;
+import java.util.Map;
+
+/**
+ * The Lambda entry point: {@code io.kafkas3archiver.ArchiverHandler::handleRequest}. It builds the
+ * pipeline at init (so configuration errors fail the cold start, and SnapStart can snapshot it) and
+ * hands each event over. It holds no archiving logic of its own.
+ */
+public final class ArchiverHandler implements RequestStreamHandler {
+  private static final JsonFactory JSON = new JsonFactory();
+
+  private final ArchiverConfig config;
+  private final EventDecoder decoder = new EventDecoder(new ObjectMapper());
+  private final Pipeline pipeline;
+  private final InvocationLog log;
+  private final Clock clock;
+
+  /** Used by the Lambda runtime: configuration from the environment. */
+  public ArchiverHandler() {
+    this(ArchiverConfig.fromEnv(System::getenv));
+  }
+
+  public ArchiverHandler(ArchiverConfig config) {
+    this(config, s3Store(config), Clock.systemUTC());
+  }
+
+  public ArchiverHandler(ArchiverConfig config, ObjectStore store, Clock clock) {
+    this.config = config;
+    this.clock = clock;
+    this.pipeline = new Pipeline(config, store, clock);
+    this.log = new InvocationLog(System.out, config.title());
+  }
+
+  private static ObjectStore s3Store(ArchiverConfig config) {
+    var s3 = S3Clients.build(config, CredentialsSource.from(config));
+    var classifier =
+        new ErrorClassifier(
+            config.bucketName(),
+            config.bucketRegion(),
+            S3Clients.endpointName(config),
+            config.keyPrefix());
+    return new S3ObjectStore(s3, config, classifier);
+  }
+
+  @Override
+  public void handleRequest(InputStream input, OutputStream output, Context context)
+      throws IOException {
+    long started = clock.millis();
+    String requestId = context == null ? "local" : context.getAwsRequestId();
+    Invocation invocation;
+    try {
+      invocation = decoder.decode(input);
+    } catch (BadEventException e) {
+      log.rejectedEvent(requestId, "BadEvent", e.getMessage());
+      throw e;
+    }
+    switch (invocation) {
+      case Invocation.PreflightRequest p ->
+          throw new UnsupportedOperationException(
+              "the preflight action is not available in this build yet");
+      case Invocation.KafkaBatch batch -> {
+        long remaining = context == null ? 900_000 : context.getRemainingTimeInMillis();
+        BatchOutcome outcome = pipeline.archive(batch, Deadline.in(remaining, clock));
+        log.batch(
+            requestId, batch.eventSource(), outcome, clock.millis() - started, clock.millis());
+        if (!outcome.succeeded() && !config.reportBatchItemFailures()) {
+          var first = outcome.failures().get(0).error();
+          throw new ArchiveFailedException(
+              first.type().label(),
+              first.getMessage()
+                  + " ["
+                  + outcome.recordsFailed()
+                  + " of "
+                  + outcome.recordsIn()
+                  + " records not archived; the batch will be retried]",
+              first);
+        }
+        writeResponse(output, outcome.firstUnwrittenOffsets());
+      }
+    }
+  }
+
+  /** {@code {"batchItemFailures":[{"itemIdentifier":{"topic-partition":"t-0","offset":N}}]}}. */
+  private static void writeResponse(OutputStream output, Map<String, Long> failed)
+      throws IOException {
+    try (JsonGenerator g = JSON.createGenerator(output)) {
+      g.writeStartObject();
+      g.writeArrayFieldStart("batchItemFailures");
+      for (var e : failed.entrySet()) {
+        g.writeStartObject();
+        g.writeObjectFieldStart("itemIdentifier");
+        g.writeStringField("topic-partition", e.getKey());
+        g.writeNumberField("offset", e.getValue());
+        g.writeEndObject();
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+      g.writeEndObject();
+    }
+  }
+}

@@ -1,0 +1,249 @@
+package io.kafkas3archiver;
+
+import io.kafkas3archiver.config.ArchiverConfig;
+import io.kafkas3archiver.decode.Invocation.KafkaBatch;
+import io.kafkas3archiver.decode.KafkaRecord;
+import io.kafkas3archiver.decode.RejectedRecord;
+import io.kafkas3archiver.encode.EncodeResult;
+import io.kafkas3archiver.encode.Encoder;
+import io.kafkas3archiver.encode.ErrorObjectEncoder;
+import io.kafkas3archiver.group.Grouper;
+import io.kafkas3archiver.group.ObjectGroup;
+import io.kafkas3archiver.group.ObjectKeyTemplate;
+import io.kafkas3archiver.report.BatchOutcome;
+import io.kafkas3archiver.report.WrittenObject;
+import io.kafkas3archiver.upload.Deadline;
+import io.kafkas3archiver.upload.ObjectStore;
+import io.kafkas3archiver.upload.UploadException;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * decode → group → encode (+compress) → upload → report, for one batch. Built once at init; holds
+ * no per-invocation state.
+ */
+public final class Pipeline {
+  private final ArchiverConfig config;
+  private final Grouper grouper;
+  private final ObjectKeyTemplate keys;
+  private final Encoder encoder;
+  private final ErrorObjectEncoder errorEncoder = new ErrorObjectEncoder();
+  private final ObjectStore store;
+
+  public Pipeline(ArchiverConfig config, ObjectStore store, Clock clock) {
+    this.config = config;
+    this.keys = config.keyTemplate();
+    this.grouper =
+        new Grouper(config.partitionTime(), config.timeZone(), keys.onePartitionPerObject(), clock);
+    this.encoder = Encoder.forFormat(config.format(), config.includeKafkaMetadata());
+    this.store = store;
+  }
+
+  public BatchOutcome archive(KafkaBatch batch, Deadline deadline) {
+    KafkaBatch guarded = rejectOtherTopics(batch);
+    List<WrittenObject> objects = new ArrayList<>();
+    List<BatchOutcome.Failure> failures = new ArrayList<>();
+    int written = 0;
+    int errored = 0;
+    int tombstones = 0;
+    int failed = 0;
+    UploadException bucketWide = null;
+    for (ObjectGroup group : grouper.group(guarded)) {
+      if (bucketWide != null) {
+        failures.add(failure(group, bucketWide));
+        failed += group.recordCount();
+        continue;
+      }
+      EncodedGroup encoded = encode(group);
+      List<WrittenObject> groupObjects = new ArrayList<>(2);
+      try {
+        if (encoded.data() != null) {
+          groupObjects.add(put(encoded.data(), deadline));
+        }
+        if (encoded.errors() != null) {
+          groupObjects.add(put(encoded.errors(), deadline));
+        }
+      } catch (UploadException e) {
+        failures.add(failure(group, e));
+        failed += group.recordCount();
+        if (e.type().affectsWholeBucket()) {
+          bucketWide = e;
+        }
+        continue;
+      }
+      objects.addAll(groupObjects);
+      written += encoded.result().rowsWritten();
+      tombstones += encoded.result().tombstonesSkipped();
+      errored += encoded.rejectedCount();
+    }
+    return new BatchOutcome(
+        batch.recordCount(),
+        written,
+        errored,
+        tombstones,
+        failed,
+        earliestTimestamp(batch),
+        objects,
+        failures);
+  }
+
+  /** Records of a topic other than INPUT_TOPIC are an error, not silently written (DESIGN §2). */
+  private KafkaBatch rejectOtherTopics(KafkaBatch batch) {
+    if (config.inputTopic().isEmpty()) {
+      return batch;
+    }
+    String topic = config.inputTopic().get();
+    List<KafkaRecord> kept = new ArrayList<>(batch.records().size());
+    List<RejectedRecord> rejected = new ArrayList<>(batch.rejected());
+    for (KafkaRecord r : batch.records()) {
+      if (r.topic().equals(topic)) {
+        kept.add(r);
+      } else {
+        rejected.add(
+            RejectedRecord.of(
+                r, "the record's topic '" + r.topic() + "' is not INPUT_TOPIC '" + topic + "'"));
+      }
+    }
+    return new KafkaBatch(batch.eventSource(), kept, rejected);
+  }
+
+  private record PendingObject(
+      String key,
+      WrittenObject.Kind kind,
+      int rows,
+      long rawBytes,
+      byte[] body,
+      String contentType) {}
+
+  private record EncodedGroup(
+      EncodeResult result, int rejectedCount, PendingObject data, PendingObject errors) {}
+
+  private EncodedGroup encode(ObjectGroup group) {
+    var jobId = group.jobId(config.format().configName());
+    try {
+      ByteArrayOutputStream buffer = new ByteArrayOutputStream(estimate(group));
+      CountingOutputStream raw;
+      EncodeResult result;
+      try (OutputStream compressed = config.compression().wrap(buffer)) {
+        raw = new CountingOutputStream(compressed);
+        result = encoder.encode(group.records(), raw);
+      }
+      PendingObject data = null;
+      if (result.rowsWritten() > 0) {
+        data =
+            new PendingObject(
+                keys.dataKey(group, jobId),
+                WrittenObject.Kind.DATA,
+                result.rowsWritten(),
+                raw.count(),
+                buffer.toByteArray(),
+                contentType());
+      }
+      List<RejectedRecord> rejected = new ArrayList<>(group.rejected());
+      rejected.addAll(result.rejected());
+      PendingObject errors = null;
+      if (!rejected.isEmpty()) {
+        ByteArrayOutputStream errorBuffer = new ByteArrayOutputStream();
+        errorEncoder.encode(rejected, errorBuffer);
+        errors =
+            new PendingObject(
+                keys.errorKey(group, jobId),
+                WrittenObject.Kind.ERROR,
+                rejected.size(),
+                errorBuffer.size(),
+                errorBuffer.toByteArray(),
+                "application/x-ndjson");
+      }
+      return new EncodedGroup(result, rejected.size(), data, errors);
+    } catch (IOException e) {
+      // Encoding writes to memory; an IOException here is a bug, not a data problem.
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private String contentType() {
+    return switch (config.compression()) {
+      case NONE -> config.format().contentType();
+      case GZIP -> "application/gzip";
+      case SNAPPY -> "application/x-snappy-framed";
+      case ZSTD -> "application/zstd";
+    };
+  }
+
+  private static int estimate(ObjectGroup group) {
+    long total = 0;
+    for (KafkaRecord r : group.records()) {
+      total += r.value() == null ? 16 : r.value().length + 2;
+    }
+    return (int) Math.min(total, 64L * 1024 * 1024);
+  }
+
+  private WrittenObject put(PendingObject o, Deadline deadline) throws UploadException {
+    var result = store.put(o.key(), o.body(), o.contentType(), deadline);
+    return new WrittenObject(
+        o.key(),
+        o.kind(),
+        o.rows(),
+        o.rawBytes(),
+        o.body().length,
+        result.attempts(),
+        result.millis());
+  }
+
+  private static BatchOutcome.Failure failure(ObjectGroup group, UploadException e) {
+    Map<String, Long> firstOffsets = new LinkedHashMap<>();
+    group
+        .offsetRanges()
+        .forEach(
+            (partition, range) -> firstOffsets.put(group.topic() + "-" + partition, range.first()));
+    return new BatchOutcome.Failure(group.topic(), firstOffsets, e);
+  }
+
+  private static long earliestTimestamp(KafkaBatch batch) {
+    long earliest = Long.MAX_VALUE;
+    for (KafkaRecord r : batch.records()) {
+      if (r.timestamp() >= 0) {
+        earliest = Math.min(earliest, r.timestamp());
+      }
+    }
+    return earliest == Long.MAX_VALUE ? -1 : earliest;
+  }
+
+  /** Counts the bytes an encoder writes before compression. */
+  private static final class CountingOutputStream extends OutputStream {
+    private final OutputStream out;
+    private long count;
+
+    CountingOutputStream(OutputStream out) {
+      this.out = out;
+    }
+
+    long count() {
+      return count;
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+      out.write(b);
+      count++;
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+      out.write(b, off, len);
+      count += len;
+    }
+
+    @Override
+    public void flush() throws IOException {
+      out.flush();
+    }
+  }
+}

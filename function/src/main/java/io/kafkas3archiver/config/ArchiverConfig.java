@@ -1,0 +1,242 @@
+package io.kafkas3archiver.config;
+
+import io.kafkas3archiver.encode.Compression;
+import io.kafkas3archiver.encode.Format;
+import io.kafkas3archiver.group.ObjectKeyTemplate;
+import java.net.URI;
+import java.time.DateTimeException;
+import java.time.ZoneId;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+
+/**
+ * Every setting of DESIGN §2, parsed and validated once at cold start. Any error throws a {@link
+ * ConfigException} that names the variable, the bad value and the legal values.
+ */
+public record ArchiverConfig(
+    String bucketName,
+    String bucketRegion,
+    String title,
+    Optional<String> inputTopic,
+    Format format,
+    Compression compression,
+    String keyPrefix,
+    ObjectKeyTemplate keyTemplate,
+    PartitionTime partitionTime,
+    ZoneId timeZone,
+    boolean includeKafkaMetadata,
+    Optional<String> credentialsSecretArn,
+    Optional<String> roleArn,
+    Optional<String> externalId,
+    Optional<ServerSideEncryption> sse,
+    Optional<String> kmsKeyId,
+    Optional<URI> endpoint,
+    boolean forcePathStyle,
+    boolean reportBatchItemFailures) {
+
+  private static final Pattern BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
+  private static final Pattern IP_ADDRESS = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
+  private static final Pattern REGION = Pattern.compile("[a-z]{2}(-[a-z0-9]+)+-\\d+");
+  private static final Pattern PREFIX_SEGMENT = Pattern.compile("[A-Za-z0-9!\\-_.*'()=+,;:@ ]+");
+  private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
+
+  public static ArchiverConfig fromEnv(Map<String, String> env) {
+    return fromEnv(env::get);
+  }
+
+  public static ArchiverConfig fromEnv(Function<String, String> source) {
+    Env env = new Env(source);
+    String bucket = env.required("BUCKET_NAME", "the name of the S3 bucket to archive into");
+    validateBucketName(bucket);
+    String region =
+        env.optional("BUCKET_REGION")
+            .or(() -> env.optional("AWS_REGION"))
+            .orElseThrow(
+                () ->
+                    new ConfigException(
+                        "BUCKET_REGION is not set and neither is AWS_REGION: set BUCKET_REGION to"
+                            + " the bucket's region, e.g. us-east-1"));
+    if (!REGION.matcher(region).matches()) {
+      throw Env.invalid(
+          env.optional("BUCKET_REGION").isPresent() ? "BUCKET_REGION" : "AWS_REGION",
+          region,
+          "an AWS region name such as us-east-1 or eu-west-1");
+    }
+    String title =
+        env.optional("TITLE")
+            .or(() -> env.optional("AWS_LAMBDA_FUNCTION_NAME"))
+            .orElse("kafka-s3-archiver");
+    Optional<String> inputTopic = env.optional("INPUT_TOPIC");
+    inputTopic.ifPresent(
+        t -> {
+          if (!TOPIC.matcher(t).matches()) {
+            throw Env.invalid(
+                "INPUT_TOPIC", t, "a Kafka topic name: 1-249 of letters, digits, '.', '_', '-'");
+          }
+        });
+    Format format = env.choice("OUTPUT_FORMAT", Format.class, Format.NDJSON);
+    if (format == Format.PARQUET) {
+      throw new ConfigException(
+          "OUTPUT_FORMAT='parquet' is not available in this build yet; legal values here: json,"
+              + " ndjson, csv");
+    }
+    Compression compression = env.choice("COMPRESSION", Compression.class, Compression.NONE);
+    if (!compression.available()) {
+      throw new ConfigException(
+          "COMPRESSION='"
+              + compression.configName()
+              + "' is not available in this build yet; legal values here: none, gzip");
+    }
+    String keyPrefix = keyPrefix(env.orDefault("KEY_PREFIX", "condense"));
+    ObjectKeyTemplate template =
+        ObjectKeyTemplate.of(
+            env.orDefault("KEY_TEMPLATE", ObjectKeyTemplate.DEFAULT),
+            keyPrefix,
+            title,
+            format,
+            compression);
+    PartitionTime partitionTime =
+        env.choice("PARTITION_TIME", PartitionTime.class, PartitionTime.BATCH);
+    ZoneId zone = zone(env.orDefault("TIME_ZONE", "UTC"));
+    boolean metadata = env.bool("INCLUDE_KAFKA_METADATA", false);
+
+    Optional<String> secretArn = env.optional("CREDENTIALS_SECRET_ARN");
+    secretArn.ifPresent(arn -> requireArn("CREDENTIALS_SECRET_ARN", arn, "secretsmanager"));
+    Optional<String> roleArn = env.optional("ROLE_ARN");
+    roleArn.ifPresent(arn -> requireArn("ROLE_ARN", arn, "iam"));
+    Optional<String> externalId = env.optional("EXTERNAL_ID");
+    if (externalId.isPresent() && roleArn.isEmpty()) {
+      throw new ConfigException(
+          "EXTERNAL_ID is set but ROLE_ARN is not: the external ID is only sent when assuming"
+              + " ROLE_ARN; set ROLE_ARN or remove EXTERNAL_ID");
+    }
+
+    Optional<ServerSideEncryption> sse =
+        Optional.ofNullable(env.choice("SSE", ServerSideEncryption.class, null));
+    Optional<String> kmsKeyId = env.optional("KMS_KEY_ID");
+    if (kmsKeyId.isPresent() && sse.orElse(null) != ServerSideEncryption.KMS) {
+      throw new ConfigException(
+          "KMS_KEY_ID is set but SSE is '"
+              + sse.map(ServerSideEncryption::headerValue).orElse("")
+              + "'; set SSE=aws:kms to encrypt with that key");
+    }
+
+    Optional<URI> endpoint = env.optional("AWS_ENDPOINT_URL_S3").map(ArchiverConfig::endpoint);
+    boolean pathStyle = env.bool("S3_FORCE_PATH_STYLE", false);
+    boolean reportItemFailures = env.bool("REPORT_BATCH_ITEM_FAILURES", false);
+
+    return new ArchiverConfig(
+        bucket,
+        region,
+        title,
+        inputTopic,
+        format,
+        compression,
+        keyPrefix,
+        template,
+        partitionTime,
+        zone,
+        metadata,
+        secretArn,
+        roleArn,
+        externalId,
+        sse,
+        kmsKeyId,
+        endpoint,
+        pathStyle,
+        reportItemFailures);
+  }
+
+  /** S3's bucket naming rules for general purpose buckets. */
+  static void validateBucketName(String bucket) {
+    String why = null;
+    if (bucket.length() < 3 || bucket.length() > 63) {
+      why = "it must be 3 to 63 characters long";
+    } else if (!BUCKET.matcher(bucket).matches()) {
+      why =
+          "it may hold only lower-case letters, digits, '.' and '-', and must begin and end with a"
+              + " letter or digit";
+    } else if (bucket.contains("..") || bucket.contains(".-") || bucket.contains("-.")) {
+      why = "it must not hold two adjacent periods or a period next to a hyphen";
+    } else if (IP_ADDRESS.matcher(bucket).matches()) {
+      why = "it must not be formatted as an IP address";
+    } else if (bucket.startsWith("xn--")
+        || bucket.startsWith("sthree-")
+        || bucket.startsWith("amzn-s3-demo-")) {
+      why = "it must not start with the reserved prefixes xn--, sthree- or amzn-s3-demo-";
+    } else if (bucket.endsWith("-s3alias")
+        || bucket.endsWith("--ol-s3")
+        || bucket.endsWith(".mrap")
+        || bucket.endsWith("--x-s3")
+        || bucket.endsWith("--table-s3")) {
+      why =
+          "it must not end with the reserved suffixes -s3alias, --ol-s3, .mrap, --x-s3 or"
+              + " --table-s3";
+    }
+    if (why != null) {
+      throw new ConfigException(
+          "BUCKET_NAME='" + bucket + "' is not a valid S3 bucket name: " + why);
+    }
+  }
+
+  private static String keyPrefix(String raw) {
+    String prefix = raw;
+    while (prefix.endsWith("/")) {
+      prefix = prefix.substring(0, prefix.length() - 1);
+    }
+    if (prefix.startsWith("/")) {
+      throw Env.invalid(
+          "KEY_PREFIX", raw, "a relative path such as condense or archive/kafka (no leading '/')");
+    }
+    if (prefix.isEmpty()) {
+      return prefix;
+    }
+    for (String segment : prefix.split("/", -1)) {
+      if (segment.isEmpty()
+          || segment.equals(".")
+          || segment.equals("..")
+          || !PREFIX_SEGMENT.matcher(segment).matches()) {
+        throw Env.invalid(
+            "KEY_PREFIX",
+            raw,
+            "path segments of letters, digits and !-_.*'()=+,;:@ separated by single '/', with no"
+                + " '.' or '..' segment");
+      }
+    }
+    return prefix;
+  }
+
+  private static ZoneId zone(String raw) {
+    try {
+      return ZoneId.of(raw);
+    } catch (DateTimeException e) {
+      throw Env.invalid(
+          "TIME_ZONE", raw, "an IANA zone id such as UTC, Europe/Berlin or Asia/Kolkata");
+    }
+  }
+
+  private static void requireArn(String name, String value, String service) {
+    if (!value.startsWith("arn:") || !value.contains(":" + service + ":")) {
+      throw Env.invalid(name, value, "an ARN of the form arn:aws:" + service + ":...");
+    }
+  }
+
+  private static URI endpoint(String raw) {
+    try {
+      URI uri = URI.create(raw);
+      if (uri.getScheme() == null
+          || !(uri.getScheme().equals("http") || uri.getScheme().equals("https"))
+          || uri.getHost() == null) {
+        throw new IllegalArgumentException("not an http(s) URL");
+      }
+      return uri;
+    } catch (IllegalArgumentException e) {
+      throw Env.invalid(
+          "AWS_ENDPOINT_URL_S3",
+          raw,
+          "an http:// or https:// URL such as" + " http://127.0.0.1:9000");
+    }
+  }
+}

@@ -1,0 +1,18 @@
+package io.kafkas3archiver.config;
+
+/** Which clock decides the year/month/day/hour folder of an object (DESIGN §2). */
+public enum PartitionTime implements ConfigChoice {
+  /**
+   * The earliest record timestamp of the topic in the batch: one object per topic, stable on retry.
+   */
+  BATCH,
+  /** Each record's own timestamp: a batch is split at hour edges. */
+  RECORD,
+  /** The invocation's wall clock. Not idempotent: a retry after an hour edge lands elsewhere. */
+  INGEST;
+
+  @Override
+  public String configName() {
+    return name().toLowerCase(java.util.Locale.ROOT);
+  }
+}

@@ -1,0 +1,25 @@
+package io.kafkas3archiver.encode;
+
+import io.kafkas3archiver.decode.KafkaRecord;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.List;
+
+/**
+ * Writes a group's records in one format. Records the format cannot hold are returned as rejected,
+ * never dropped. Implementations are stateless between calls and safe to reuse.
+ */
+public sealed interface Encoder permits JsonEncoder, CsvEncoder {
+
+  EncodeResult encode(List<KafkaRecord> records, OutputStream out) throws IOException;
+
+  static Encoder forFormat(Format format, boolean includeKafkaMetadata) {
+    return switch (format) {
+      case JSON -> new JsonEncoder(true, includeKafkaMetadata);
+      case NDJSON -> new JsonEncoder(false, includeKafkaMetadata);
+      case CSV -> new CsvEncoder(includeKafkaMetadata);
+      case PARQUET ->
+          throw new UnsupportedOperationException("parquet is not available in this build");
+    };
+  }
+}

@@ -1,0 +1,71 @@
+package io.kafkas3archiver.group;
+
+import io.kafkas3archiver.decode.KafkaRecord;
+import io.kafkas3archiver.decode.RejectedRecord;
+import java.nio.charset.StandardCharsets;
+import java.time.ZonedDateTime;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+
+/**
+ * The records that go into one object: one topic (and one partition when the key template names
+ * {@code ${PARTITION}}), one time folder. {@code rejected} are records of the same group that could
+ * not be decoded; they go to the group's error object.
+ */
+public record ObjectGroup(
+    String topic,
+    ZonedDateTime folderTime,
+    List<KafkaRecord> records,
+    List<RejectedRecord> rejected) {
+
+  public ObjectGroup {
+    records = List.copyOf(records);
+    rejected = List.copyOf(rejected);
+  }
+
+  /** Offset range per partition over every record of the group, decoded or not. */
+  public Map<Integer, OffsetRange> offsetRanges() {
+    Map<Integer, OffsetRange> ranges = new TreeMap<>();
+    for (KafkaRecord r : records) {
+      ranges.merge(r.partition(), new OffsetRange(r.offset(), r.offset()), OffsetRange::span);
+    }
+    for (RejectedRecord r : rejected) {
+      if (r.partition() != null && r.offset() != null) {
+        ranges.merge(r.partition(), new OffsetRange(r.offset(), r.offset()), OffsetRange::span);
+      }
+    }
+    return ranges;
+  }
+
+  /**
+   * The deterministic id of this group's object: a name-based UUID of the topic, every partition's
+   * first and last offset, and the format. A retried batch gets the same id, so it overwrites.
+   */
+  public UUID jobId(String format) {
+    StringBuilder name = new StringBuilder(topic);
+    offsetRanges()
+        .forEach(
+            (partition, range) ->
+                name.append('|')
+                    .append(partition)
+                    .append(':')
+                    .append(range.first())
+                    .append('-')
+                    .append(range.last()));
+    name.append('|').append(format);
+    return UUID.nameUUIDFromBytes(name.toString().getBytes(StandardCharsets.UTF_8));
+  }
+
+  public int recordCount() {
+    return records.size() + rejected.size();
+  }
+
+  /** First and last offset of one partition within a group. */
+  public record OffsetRange(long first, long last) {
+    OffsetRange span(OffsetRange other) {
+      return new OffsetRange(Math.min(first, other.first), Math.max(last, other.last));
+    }
+  }
+}

@@ -1,0 +1,287 @@
+package io.kafkas3archiver.group;
+
+import io.kafkas3archiver.config.ConfigException;
+import io.kafkas3archiver.encode.Compression;
+import io.kafkas3archiver.encode.Format;
+import java.nio.charset.StandardCharsets;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Renders object keys from {@code KEY_TEMPLATE} (DESIGN §3). The template is parsed and checked
+ * once; rendering substitutes escaped values, so no topic or title can leave the prefix or form a
+ * key S3 advises against. The extension ({@code .ndjson.gz}, ...) is appended after the rendered
+ * template.
+ */
+public final class ObjectKeyTemplate {
+  /** The seed layout. */
+  public static final String DEFAULT =
+      "${KEY_PREFIX}/${OBJECT_NAME}/year=${YEAR}/month=${MONTH}/day=${DAY}/hour=${HOUR}/${JOB_ID}";
+
+  private static final String ERROR_LAYOUT =
+      "${KEY_PREFIX}/_errors/${OBJECT_NAME}/year=${YEAR}/month=${MONTH}/day=${DAY}/hour=${HOUR}/${JOB_ID}";
+
+  private static final Pattern VARIABLE = Pattern.compile("\\$\\{([^}]*)}");
+  private static final Pattern LITERAL = Pattern.compile("[A-Za-z0-9!\\-_.*'()/=+,;:@ ]*");
+  private static final int MAX_KEY_BYTES = 1024;
+  private static final int MAX_TOPIC_LENGTH = 249;
+
+  /** The variables a template may use. */
+  public enum Variable {
+    KEY_PREFIX,
+    PIPELINE_NAME,
+    OBJECT_NAME,
+    DATE,
+    YEAR,
+    MONTH,
+    DAY,
+    HOUR,
+    JOB_ID,
+    PARTITION,
+    START_OFFSET
+  }
+
+  private sealed interface Part {}
+
+  private record Literal(String text) implements Part {}
+
+  private record Var(Variable variable) implements Part {}
+
+  private final String source;
+  private final List<Part> parts;
+  private final List<Part> errorParts;
+  private final Set<Variable> used;
+  private final String keyPrefix;
+  private final String pipelineName;
+  private final String suffix;
+
+  private ObjectKeyTemplate(
+      String source, String keyPrefix, String pipelineName, Format format, Compression c) {
+    this.source = source;
+    this.parts = parse("KEY_TEMPLATE", source);
+    this.errorParts = parse("KEY_TEMPLATE", ERROR_LAYOUT);
+    this.used = EnumSet.noneOf(Variable.class);
+    parts.stream().filter(p -> p instanceof Var).forEach(p -> used.add(((Var) p).variable()));
+    this.keyPrefix = keyPrefix;
+    this.pipelineName = pipelineName;
+    this.suffix = "." + format.extension() + (format.compressesItself() ? "" : c.suffix());
+  }
+
+  /**
+   * Parses and validates the template. A template that cannot be unique per batch is rejected: it
+   * must name {@code ${JOB_ID}}, or all of {@code ${OBJECT_NAME}}, {@code ${PARTITION}} and {@code
+   * ${START_OFFSET}}.
+   */
+  public static ObjectKeyTemplate of(
+      String template, String keyPrefix, String pipelineName, Format format, Compression c) {
+    ObjectKeyTemplate t = new ObjectKeyTemplate(template, keyPrefix, pipelineName, format, c);
+    boolean unique =
+        t.used.contains(Variable.JOB_ID)
+            || t.used.containsAll(
+                EnumSet.of(Variable.OBJECT_NAME, Variable.PARTITION, Variable.START_OFFSET));
+    if (!unique) {
+      throw new ConfigException(
+          "KEY_TEMPLATE='"
+              + template
+              + "' cannot give each batch its own key, so retries and later batches would"
+              + " overwrite each other; include ${JOB_ID}, or all of ${OBJECT_NAME}, ${PARTITION}"
+              + " and ${START_OFFSET}");
+    }
+    String longest =
+        t.render(
+            "t".repeat(MAX_TOPIC_LENGTH),
+            2147483647,
+            Long.MAX_VALUE,
+            UUID.randomUUID(),
+            ZonedDateTime.now(java.time.ZoneOffset.UTC),
+            false);
+    if (longest.getBytes(StandardCharsets.UTF_8).length > MAX_KEY_BYTES) {
+      throw new ConfigException(
+          "KEY_TEMPLATE='"
+              + template
+              + "' (with KEY_PREFIX and TITLE) can render keys longer than S3's 1024 bytes for a"
+              + " 249-character topic; shorten KEY_PREFIX, TITLE or the template");
+    }
+    return t;
+  }
+
+  /** Whether objects must hold a single partition, because the template names one. */
+  public boolean onePartitionPerObject() {
+    return used.contains(Variable.PARTITION) || used.contains(Variable.START_OFFSET);
+  }
+
+  public String source() {
+    return source;
+  }
+
+  /** The key of a group's data object. */
+  public String dataKey(ObjectGroup group, UUID jobId) {
+    var first = firstRange(group);
+    return render(
+        group.topic(), first.getKey(), first.getValue().first(), jobId, group.folderTime(), false);
+  }
+
+  /** The key of a group's error object: always the fixed {@code _errors} layout, uncompressed. */
+  public String errorKey(ObjectGroup group, UUID jobId) {
+    var first = firstRange(group);
+    return render(
+        group.topic(), first.getKey(), first.getValue().first(), jobId, group.folderTime(), true);
+  }
+
+  private static Map.Entry<Integer, ObjectGroup.OffsetRange> firstRange(ObjectGroup group) {
+    var ranges = group.offsetRanges();
+    if (ranges.isEmpty()) {
+      return Map.entry(0, new ObjectGroup.OffsetRange(0, 0));
+    }
+    return ranges.entrySet().iterator().next();
+  }
+
+  private String render(
+      String topic,
+      int partition,
+      long startOffset,
+      UUID jobId,
+      ZonedDateTime time,
+      boolean error) {
+    StringBuilder key = new StringBuilder(128);
+    for (Part part : error ? errorParts : parts) {
+      switch (part) {
+        case Literal l -> key.append(l.text());
+        case Var v -> key.append(value(v.variable(), topic, partition, startOffset, jobId, time));
+      }
+    }
+    String rendered = collapseSlashes(key.toString());
+    return rendered + (error ? ".ndjson" : suffix);
+  }
+
+  private String value(
+      Variable variable,
+      String topic,
+      int partition,
+      long startOffset,
+      UUID jobId,
+      ZonedDateTime t) {
+    return switch (variable) {
+      case KEY_PREFIX -> keyPrefix;
+      case PIPELINE_NAME -> escape(pipelineName);
+      case OBJECT_NAME -> escape(topic);
+      case DATE ->
+          String.format(
+              Locale.ROOT, "%04d-%02d-%02d", t.getYear(), t.getMonthValue(), t.getDayOfMonth());
+      case YEAR -> String.format(Locale.ROOT, "%04d", t.getYear());
+      case MONTH -> String.format(Locale.ROOT, "%02d", t.getMonthValue());
+      case DAY -> String.format(Locale.ROOT, "%02d", t.getDayOfMonth());
+      case HOUR -> String.format(Locale.ROOT, "%02d", t.getHour());
+      case JOB_ID -> jobId.toString();
+      case PARTITION -> Integer.toString(partition);
+      case START_OFFSET -> Long.toString(startOffset);
+    };
+  }
+
+  /** An empty KEY_PREFIX must not leave a leading or doubled slash behind. */
+  private static String collapseSlashes(String key) {
+    String collapsed = key.replaceAll("/{2,}", "/");
+    return collapsed.startsWith("/") ? collapsed.substring(1) : collapsed;
+  }
+
+  /**
+   * Escapes a substituted value: anything outside S3's safe characters is percent-encoded, and so
+   * are the dots of "." and "..", so a value can never form a path segment that climbs out.
+   */
+  static String escape(String value) {
+    if (value.equals(".") || value.equals("..")) {
+      return value.replace(".", "%2E");
+    }
+    StringBuilder out = new StringBuilder(value.length());
+    for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
+      int c = b & 0xff;
+      boolean safe =
+          (c >= 'a' && c <= 'z')
+              || (c >= 'A' && c <= 'Z')
+              || (c >= '0' && c <= '9')
+              || c == '-'
+              || c == '_'
+              || c == '.';
+      if (safe) {
+        out.append((char) c);
+      } else {
+        out.append('%').append(String.format(Locale.ROOT, "%02X", c));
+      }
+    }
+    return out.toString();
+  }
+
+  private static List<Part> parse(String variableName, String template) {
+    if (template.startsWith("/")) {
+      throw new ConfigException(
+          variableName + "='" + template + "' must not start with '/'; S3 keys are relative");
+    }
+    List<Part> parts = new ArrayList<>();
+    Matcher m = VARIABLE.matcher(template);
+    int last = 0;
+    while (m.find()) {
+      addLiteral(variableName, template, template.substring(last, m.start()), parts);
+      String name = m.group(1);
+      try {
+        parts.add(new Var(Variable.valueOf(name)));
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException(
+            variableName
+                + "='"
+                + template
+                + "' uses the unknown variable ${"
+                + name
+                + "}; legal variables: "
+                + legalVariables());
+      }
+      last = m.end();
+    }
+    addLiteral(variableName, template, template.substring(last), parts);
+    return List.copyOf(parts);
+  }
+
+  private static void addLiteral(String name, String template, String text, List<Part> parts) {
+    if (text.isEmpty()) {
+      return;
+    }
+    if (text.contains("${") || !LITERAL.matcher(text).matches()) {
+      throw new ConfigException(
+          name
+              + "='"
+              + template
+              + "' holds characters S3 advises against in keys ('"
+              + text
+              + "'); use letters, digits and !-_.*'()/=+,;:@ and ${VARIABLES}: "
+              + legalVariables());
+    }
+    for (String segment : text.split("/", -1)) {
+      if (segment.equals("..") || segment.equals(".")) {
+        throw new ConfigException(
+            name
+                + "='"
+                + template
+                + "' has a '"
+                + segment
+                + "' path segment; keys cannot climb"
+                + " out of the prefix");
+      }
+    }
+    parts.add(new Literal(text));
+  }
+
+  private static String legalVariables() {
+    StringBuilder sb = new StringBuilder();
+    for (Variable v : Variable.values()) {
+      sb.append(sb.isEmpty() ? "" : ", ").append("${").append(v.name()).append('}');
+    }
+    return sb.toString();
+  }
+}

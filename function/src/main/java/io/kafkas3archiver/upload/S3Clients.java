@@ -1,0 +1,48 @@
+package io.kafkas3archiver.upload;
+
+import io.kafkas3archiver.config.ArchiverConfig;
+import java.time.Duration;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3Configuration;
+
+/** Builds the S3 client from the configuration, once, at cold start. */
+public final class S3Clients {
+  private S3Clients() {}
+
+  public static S3Client build(ArchiverConfig config, CredentialsSource credentials) {
+    var builder =
+        S3Client.builder()
+            .region(Region.of(config.bucketRegion()))
+            .credentialsProvider(credentials.provider())
+            .httpClient(
+                UrlConnectionHttpClient.builder()
+                    .connectionTimeout(Duration.ofSeconds(3))
+                    .socketTimeout(Duration.ofSeconds(30))
+                    .build())
+            // S3ObjectStore owns the retry loop, so retries are counted and deadline-bounded.
+            .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()))
+            .forcePathStyle(config.forcePathStyle());
+    config
+        .endpoint()
+        .ifPresent(
+            endpoint -> {
+              builder.endpointOverride(endpoint);
+              // Over plain http the SDK would stream aws-chunked bodies, which S3-compatible
+              // servers (S3Proxy on Jetty) sometimes answer before reading (NOTES.md).
+              builder.serviceConfiguration(
+                  S3Configuration.builder().chunkedEncodingEnabled(false).build());
+            });
+    return builder.build();
+  }
+
+  /** The endpoint S3 calls go to, for error messages. */
+  public static String endpointName(ArchiverConfig config) {
+    return config
+        .endpoint()
+        .map(Object::toString)
+        .orElse("https://s3." + config.bucketRegion() + ".amazonaws.com");
+  }
+}
