@@ -13,9 +13,7 @@ import io.kafkas3archiver.report.BatchOutcome;
 import io.kafkas3archiver.report.InvocationLog;
 import io.kafkas3archiver.upload.CredentialsSource;
 import io.kafkas3archiver.upload.Deadline;
-import io.kafkas3archiver.upload.ErrorClassifier;
 import io.kafkas3archiver.upload.ObjectStore;
-import io.kafkas3archiver.upload.S3Clients;
 import io.kafkas3archiver.upload.S3ObjectStore;
 import java.io.IOException;
 import java.io.InputStream;
@@ -43,7 +41,10 @@ public final class ArchiverHandler implements RequestStreamHandler {
   }
 
   public ArchiverHandler(ArchiverConfig config) {
-    this(config, s3Store(config), Clock.systemUTC());
+    this(
+        config,
+        S3ObjectStore.create(config, CredentialsSource.from(config).provider()),
+        Clock.systemUTC());
   }
 
   public ArchiverHandler(ArchiverConfig config, ObjectStore store, Clock clock) {
@@ -51,17 +52,6 @@ public final class ArchiverHandler implements RequestStreamHandler {
     this.clock = clock;
     this.pipeline = new Pipeline(config, store, clock);
     this.log = new InvocationLog(System.out, config.title());
-  }
-
-  private static ObjectStore s3Store(ArchiverConfig config) {
-    var s3 = S3Clients.build(config, CredentialsSource.from(config));
-    var classifier =
-        new ErrorClassifier(
-            config.bucketName(),
-            config.bucketRegion(),
-            S3Clients.endpointName(config),
-            config.keyPrefix());
-    return new S3ObjectStore(s3, config, classifier);
   }
 
   @Override

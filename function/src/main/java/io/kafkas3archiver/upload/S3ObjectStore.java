@@ -3,6 +3,7 @@ package io.kafkas3archiver.upload;
 import io.kafkas3archiver.config.ArchiverConfig;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -29,6 +30,17 @@ public final class S3ObjectStore implements ObjectStore {
     this.s3 = s3;
     this.config = config;
     this.classifier = classifier;
+  }
+
+  /** The store the handler uses: the client, the classifier and the retry loop, from config. */
+  public static S3ObjectStore create(ArchiverConfig config, AwsCredentialsProvider credentials) {
+    var classifier =
+        new ErrorClassifier(
+            config.bucketName(),
+            config.bucketRegion(),
+            S3Clients.endpointName(config),
+            config.keyPrefix());
+    return new S3ObjectStore(S3Clients.build(config, credentials), config, classifier);
   }
 
   @Override
