@@ -3,6 +3,7 @@ package io.kafkas3archiver;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kafkas3archiver.testing.DuckDb;
+import io.kafkas3archiver.testing.EventBuilder;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -51,9 +52,18 @@ class ShadedJarIT {
 
   @Test
   void shouldWriteParquetWithEveryCodecWithoutLoadingHadoop() throws Exception {
+    Path event = wideEvent(10_000);
     Path out = dir.resolve("verbose");
     List<String> lines =
-        run(List.of("-verbose:class"), out, "parquet", "snappy", "zstd", "gzip", "none");
+        run(
+            List.of("-verbose:class", "-Darchiver.metadata=true"),
+            event,
+            out,
+            "parquet",
+            "snappy",
+            "zstd",
+            "gzip",
+            "none");
 
     assertThat(lines).noneMatch(l -> l.contains("org.apache.hadoop"));
     assertThat(lines).anyMatch(l -> l.contains("org.apache.parquet.hadoop.ParquetWriter "));
@@ -64,15 +74,23 @@ class ShadedJarIT {
       for (Path file : parquet) {
         String codec = file.getName(out.getNameCount()).toString();
         String expected = codec.equals("none") ? "UNCOMPRESSED" : codec.toUpperCase();
-        assertThat(
-                duck.query("SELECT count(*) AS n FROM read_parquet(" + DuckDb.literal(file) + ")"))
-            .extracting(r -> r.get("n"))
-            .containsExactly(3L);
+        String literal = DuckDb.literal(file);
         assertThat(
                 duck.query(
-                    "SELECT DISTINCT compression FROM parquet_metadata("
-                        + DuckDb.literal(file)
+                    "SELECT count(*) AS records, count(DISTINCT label) AS labels, CAST(sum(n) AS BIGINT) AS total,"
+                        + " max(\"at\") AS last, max(kafka_timestamp) > min(kafka_timestamp) AS ts"
+                        + " FROM read_parquet("
+                        + literal
                         + ")"))
+            .singleElement()
+            .satisfies(
+                r -> {
+                  assertThat(r.get("records")).isEqualTo(10_000L);
+                  assertThat(r.get("labels")).isEqualTo(10_000L);
+                  assertThat(r.get("total")).isEqualTo(49_995_000L);
+                  assertThat(r.get("ts")).isEqualTo(true);
+                });
+        assertThat(duck.query("SELECT DISTINCT compression FROM parquet_metadata(" + literal + ")"))
             .extracting(r -> r.get("compression"))
             .containsExactly(expected);
       }
@@ -81,20 +99,66 @@ class ShadedJarIT {
 
   @Test
   void shouldReportTheFirstBatchTimeOfAFreshJvm() throws Exception {
+    Path wide = wideEvent(10_000);
     List<String> report = new ArrayList<>();
     for (String format : List.of("ndjson", "parquet")) {
       for (int run = 1; run <= 3; run++) {
-        List<String> lines = run(List.of(), dir.resolve(format + run), format, "snappy");
-        lines.stream().filter(l -> l.startsWith("timing ")).forEach(report::add);
+        run(List.of(), EVENT, dir.resolve(format + run), format, "snappy").stream()
+            .filter(l -> l.startsWith("timing "))
+            .map(l -> "sample-event " + l)
+            .forEach(report::add);
       }
+      run(List.of(), wide, dir.resolve(format + "-wide"), format, "snappy").stream()
+          .filter(l -> l.startsWith("timing "))
+          .map(l -> "10000-records " + l)
+          .forEach(report::add);
     }
     Files.write(Path.of("target/first-batch-timing.txt"), report, StandardCharsets.UTF_8);
     report.forEach(System.out::println);
 
-    assertThat(report).hasSize(12);
+    assertThat(report).hasSize(16);
   }
 
-  private List<String> run(List<String> jvmArgs, Path out, String... formatAndCodecs)
+  /**
+   * A batch of {@code count} records with every column type: long, double, boolean, an instant, a
+   * unique string per record (so the dictionary overflows and falls back to plain encoding), a
+   * nested object and an array.
+   */
+  private Path wideEvent(int count) throws IOException {
+    EventBuilder event = new EventBuilder();
+    for (int i = 0; i < count; i++) {
+      event.add(
+          "wide",
+          i % 3,
+          i,
+          1783955045000L + i,
+          "k" + (i % 100),
+          "{\"n\": "
+              + i
+              + ", \"x\": "
+              + (i * 0.25)
+              + ", \"ok\": "
+              + (i % 2 == 0)
+              + ", \"at\": \"2026-07-13T15:04:05."
+              + String.format("%03d", i % 1000)
+              + "Z\", \"label\": \"label-"
+              + i
+              + "-"
+              + "x".repeat(100)
+              + "\", \"loc\": {\"lat\": "
+              + (i % 90)
+              + ".5}, \"tags\": [\"a\", "
+              + i
+              + "]}");
+    }
+    Path file = dir.resolve("wide-" + count + ".json");
+    try (var in = event.stream()) {
+      Files.copy(in, file);
+    }
+    return file;
+  }
+
+  private List<String> run(List<String> jvmArgs, Path event, Path out, String... formatAndCodecs)
       throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -102,7 +166,7 @@ class ShadedJarIT {
     command.add("-cp");
     command.add(JAR + java.io.File.pathSeparator + TEST_CLASSES);
     command.add(MAIN);
-    command.add(EVENT.toString());
+    command.add(event.toString());
     command.add(out.toString());
     command.addAll(List.of(formatAndCodecs));
     Path log = Files.createTempFile(dir, "jvm", ".log");

@@ -17,9 +17,9 @@ import java.util.Map;
 /**
  * Times the first batches of a fresh JVM on the shaded jar alone, for README's cold-start figure:
  * {@code java -cp kafka-s3-archiver.jar:test-classes FirstBatchTiming event.json outDir format
- * compression...}. Objects go to {@code outDir/<compression>/<key>} instead of S3, so only decoding
- * and encoding are timed. One line per batch: {@code timing format=.. compression=.. batch=1
- * millis=.. jvmUptimeMillis=..}.
+ * compression...} ({@code -Darchiver.metadata=true} sets INCLUDE_KAFKA_METADATA). Objects go to
+ * {@code outDir/<compression>/<key>} instead of S3, so only decoding and encoding are timed. One
+ * line per batch: {@code timing format=.. compression=.. batch=1 millis=.. jvmUptimeMillis=..}.
  */
 public final class FirstBatchTiming {
   private FirstBatchTiming() {}
@@ -40,7 +40,9 @@ public final class FirstBatchTiming {
                   "OUTPUT_FORMAT",
                   format,
                   "COMPRESSION",
-                  compression));
+                  compression,
+                  "INCLUDE_KAFKA_METADATA",
+                  System.getProperty("archiver.metadata", "false")));
       Path target = outDir.resolve(compression);
       ObjectStore files =
           (key, body, contentType, deadline) -> {
