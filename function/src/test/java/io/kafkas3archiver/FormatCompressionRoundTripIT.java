@@ -163,6 +163,22 @@ class FormatCompressionRoundTripIT {
     }
   }
 
+  @ParameterizedTest(name = "{0} with {1}")
+  @MethodSource("everyPair")
+  void shouldWriteTheSameKeyAndBytesWhenABatchIsRetried(Format format, Compression compression)
+      throws IOException {
+    RecordingStore store = store(format, compression);
+    ArchiverHandler handler = handler(format, compression, store);
+
+    handler.handleRequest(event().stream(), new ByteArrayOutputStream(), new LocalContext(60_000));
+    byte[] first = ObjectBodies.raw(s3, BUCKET, store.keys().get(0));
+    handler.handleRequest(event().stream(), new ByteArrayOutputStream(), new LocalContext(60_000));
+    byte[] second = ObjectBodies.raw(s3, BUCKET, store.keys().get(1));
+
+    assertThat(store.keys()).hasSize(2).containsOnly(store.keys().get(0));
+    assertThat(second).isEqualTo(first);
+  }
+
   private static void assertSameValues(Format format, JsonNode input, Map<String, Object> row) {
     String where = format + " row " + input.get("id");
     assertThat(row.keySet()).as(where).containsExactlyElementsOf(TEXT_COLUMNS.keySet());
