@@ -116,7 +116,7 @@ class ShadedJarIT {
     Files.write(Path.of("target/first-batch-timing.txt"), report, StandardCharsets.UTF_8);
     report.forEach(System.out::println);
 
-    assertThat(report).hasSize(16);
+    assertThat(report).hasSize(24);
   }
 
   /**

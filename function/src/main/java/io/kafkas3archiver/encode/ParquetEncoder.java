@@ -8,6 +8,7 @@ import io.kafkas3archiver.decode.RejectedRecord;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -46,6 +47,25 @@ public final class ParquetEncoder implements Encoder {
   ParquetEncoder(Compression compression, boolean includeKafkaMetadata) {
     this.compression = compression;
     this.includeKafkaMetadata = includeKafkaMetadata;
+    prime();
+  }
+
+  /**
+   * Writes one throw-away file at construction, which happens at init: parquet's classes and the
+   * codec's native library load there (where SnapStart snapshots them, and where Lambda gives the
+   * function full CPU), not in the first batch. A codec that cannot load fails the init.
+   */
+  private void prime() {
+    byte[] value =
+        ("{\"n\": 1, \"x\": 0.5, \"ok\": true, \"at\": \"2026-01-01T00:00:00Z\","
+                + " \"s\": \"text\", \"o\": {\"a\": [1]}}")
+            .getBytes(StandardCharsets.UTF_8);
+    KafkaRecord record = new KafkaRecord("prime", 0, 0, 0, "CREATE_TIME", null, value, List.of());
+    try {
+      encode(List.of(record), OutputStream.nullOutputStream());
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not write a Parquet file with " + compression, e);
+    }
   }
 
   /** A record and its value's fields; {@code fields} is null for a tombstone kept as a row. */

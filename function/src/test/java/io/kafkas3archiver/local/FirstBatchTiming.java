@@ -19,7 +19,8 @@ import java.util.Map;
  * {@code java -cp kafka-s3-archiver.jar:test-classes FirstBatchTiming event.json outDir format
  * compression...} ({@code -Darchiver.metadata=true} sets INCLUDE_KAFKA_METADATA). Objects go to
  * {@code outDir/<compression>/<key>} instead of S3, so only decoding and encoding are timed. One
- * line per batch: {@code timing format=.. compression=.. batch=1 millis=.. jvmUptimeMillis=..}.
+ * line for the handler's init ({@code batch=0}), then one per batch: {@code timing format=..
+ * compression=.. batch=1 millis=.. jvmUptimeMillis=..}.
  */
 public final class FirstBatchTiming {
   private FirstBatchTiming() {}
@@ -55,7 +56,18 @@ public final class FirstBatchTiming {
             }
             return new ObjectStore.PutResult(1, 0);
           };
+      long init = System.nanoTime();
       ArchiverHandler handler = new ArchiverHandler(config, files, Clock.systemUTC());
+      System.out.println(
+          "timing format="
+              + format
+              + " compression="
+              + compression
+              + " batch=0 millis="
+              + (System.nanoTime() - init) / 1_000_000
+              + " jvmUptimeMillis="
+              + ManagementFactory.getRuntimeMXBean().getUptime()
+              + " (handler init)");
       for (int batch = 1; batch <= 2; batch++) {
         long start = System.nanoTime();
         try (InputStream in = Files.newInputStream(event)) {
