@@ -124,6 +124,18 @@ public final class ParquetEncoder implements Encoder {
       return new EncodeResult(0, tombstones, rejected);
     }
     ParquetSchema schema = ParquetSchema.infer(values, includeKafkaMetadata, binaryKeys);
+    if (schema.messageType().getFieldCount() == 0) {
+      // Every value is {} and there are no metadata columns: Parquet cannot hold a row with no
+      // columns, so the records go to the error object rather than vanish.
+      for (Row row : rows) {
+        rejected.add(
+            RejectedRecord.of(
+                row.record(),
+                "parquet needs at least one column; every value in this batch is an empty JSON"
+                    + " object (set INCLUDE_KAFKA_METADATA=true to keep such records as rows)"));
+      }
+      return new EncodeResult(0, tombstones, rejected);
+    }
     try (ParquetWriter<Row> writer =
         new Builder(new StreamOutputFile(out), new RowWriteSupport(schema))
             .withConf(new PlainParquetConfiguration())

@@ -203,6 +203,37 @@ class ParquetEncoderTest {
   }
 
   @Test
+  void shouldRejectABatchOfOnlyEmptyObjectsWithoutMetadataAsItHasNoColumns() throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+
+    EncodeResult result =
+        encoder(false).encode(List.of(record(0, null, "{}"), record(1, null, null)), out);
+
+    assertThat(result.rowsWritten()).isZero();
+    assertThat(result.tombstonesSkipped()).isEqualTo(1);
+    assertThat(result.rejected())
+        .singleElement()
+        .satisfies(r -> assertThat(r.reason()).startsWith("parquet needs at least one column"));
+    assertThat(out.size()).isZero();
+  }
+
+  @Test
+  void shouldKeepTombstonesAndEmptyObjectsAsRowsWhenMetadataIsOn() throws IOException {
+    Path file = write(encoder(true), List.of(record(0, "k", null), record(1, "k", "{}")));
+
+    assertThat(types(file).keySet())
+        .containsExactly(
+            "kafka_topic",
+            "kafka_partition",
+            "kafka_offset",
+            "kafka_timestamp",
+            "kafka_timestamp_type",
+            "kafka_key",
+            "kafka_headers");
+    assertThat(column(file, "kafka_offset")).containsExactly(0L, 1L);
+  }
+
+  @Test
   void shouldRejectValuesThatAreNotJsonObjects() throws IOException {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     List<KafkaRecord> records =
