@@ -44,6 +44,9 @@ public final class Pipeline {
         new Grouper(config.partitionTime(), config.timeZone(), keys.onePartitionPerObject(), clock);
     this.encoder =
         Encoder.forFormat(config.format(), config.compression(), config.includeKafkaMetadata());
+    if (!config.format().compressesItself()) {
+      config.compression().prime(); // Parquet's encoder primes its own codec
+    }
     this.store = store;
   }
 

@@ -4,6 +4,7 @@ import com.github.luben.zstd.ZstdOutputStreamNoFinalizer;
 import io.kafkas3archiver.config.ConfigChoice;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.util.zip.GZIPOutputStream;
 import org.xerial.snappy.SnappyFramedOutputStream;
 
@@ -40,6 +41,18 @@ public enum Compression implements ConfigChoice {
   /** The suffix a compressed text object gets after its format's extension. */
   public String suffix() {
     return suffix;
+  }
+
+  /**
+   * Compresses a few bytes and throws them away, so that snappy's or zstd's native library loads at
+   * init (and a codec that cannot load fails the init) rather than in the first batch.
+   */
+  public void prime() {
+    try (OutputStream out = wrap(OutputStream.nullOutputStream())) {
+      out.write(new byte[] {'{', '}', '\n'});
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not load the " + configName + " codec", e);
+    }
   }
 
   /** Wraps a text format's output stream. Closing the wrapper finishes the codec's frame. */

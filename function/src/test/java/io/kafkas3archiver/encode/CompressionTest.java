@@ -40,6 +40,12 @@ class CompressionTest {
     assertThat(compress(compression, TEXT)).isEqualTo(compress(compression, TEXT));
   }
 
+  @ParameterizedTest
+  @EnumSource(Compression.class)
+  void shouldPrimeEveryCodecWithoutError(Compression compression) {
+    compression.prime();
+  }
+
   @Test
   void shouldWriteSnappyInTheFramingFormat() throws IOException {
     byte[] compressed = compress(Compression.SNAPPY, TEXT);
