@@ -69,7 +69,7 @@ public final class ParquetEncoder implements Encoder {
   }
 
   /** A record and its value's fields; {@code fields} is null for a tombstone kept as a row. */
-  record Row(KafkaRecord record, ObjectNode fields) {}
+  private record Row(KafkaRecord record, ObjectNode fields) {}
 
   @Override
   public EncodeResult encode(List<KafkaRecord> records, OutputStream out) throws IOException {
