@@ -425,7 +425,7 @@ public final class ErrorClassifier {
     String resource =
         op == Operation.HEAD_BUCKET || op == Operation.GET_BUCKET_LOCATION
             ? "arn:aws:s3:::" + bucket
-            : "arn:aws:s3:::" + bucket + "/" + prefixArn(key);
+            : "arn:aws:s3:::" + bucket + "/" + prefixArn(op, key);
     return "AccessDenied "
         + op.doing
         + " "
@@ -441,8 +441,9 @@ public final class ErrorClassifier {
         + " to the role in use";
   }
 
-  private String prefixArn(String key) {
-    if (key != null && key.contains("/_preflight/")) {
+  /** Writes need the whole prefix; only the preflight's probe is ever deleted. */
+  private String prefixArn(Operation op, String key) {
+    if (op == Operation.DELETE_OBJECT && key != null && key.contains("/_preflight/")) {
       return key.substring(0, key.indexOf("/_preflight/")) + "/_preflight/*";
     }
     return keyPrefix.isEmpty() ? "*" : keyPrefix + "/*";
