@@ -16,7 +16,7 @@ import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.localstack.LocalStackContainer;
@@ -36,12 +36,18 @@ import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
 class LocalStackCredentialsIT {
   private static LocalStackContainer localstack;
 
-  @BeforeAll
-  static void start() {
+  /** Checked per test (not in @BeforeAll) so the skip and its reason show in the report. */
+  @BeforeEach
+  void start() {
     if (!DockerClientFactory.instance().isDockerAvailable()) {
-      Assumptions.abort(
+      String reason =
           "no Docker engine here: the LocalStack variant is skipped (CredentialsIT runs the same"
-              + " cases against moto and S3Proxy)");
+              + " cases against moto and S3Proxy)";
+      System.err.println("LocalStackCredentialsIT: " + reason);
+      Assumptions.abort(reason);
+    }
+    if (localstack != null) {
+      return;
     }
     localstack =
         new LocalStackContainer(DockerImageName.parse("localstack/localstack:4"))
