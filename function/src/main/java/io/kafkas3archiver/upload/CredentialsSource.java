@@ -3,6 +3,7 @@ package io.kafkas3archiver.upload;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kafkas3archiver.config.ArchiverConfig;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -302,7 +303,11 @@ public sealed interface CredentialsSource {
                           .roleSessionName(sessionName)
                           .externalId(externalId.orElse(null))
                           .build())
+                  // Refresh on the calling thread (no background thread in a frozen sandbox):
+                  // from 5 minutes before expiry, and blocking from 1 minute before.
                   .asyncCredentialUpdateEnabled(false)
+                  .prefetchTime(Duration.ofMinutes(5))
+                  .staleTime(Duration.ofMinutes(1))
                   .build();
         }
         current = session;
