@@ -1,5 +1,6 @@
 package io.kafkas3archiver.upload;
 
+import io.kafkas3archiver.config.ConfigException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Optional;
@@ -24,8 +25,15 @@ public final class ServiceClients {
 
   private final Function<String, String> env;
 
+  /** Reads the endpoint variables now, so a malformed URL fails the cold start, naming it. */
   public ServiceClients(Function<String, String> env) {
     this.env = env;
+    for (String variable :
+        new String[] {
+          "AWS_ENDPOINT_URL_SECRETS_MANAGER", "AWS_ENDPOINT_URL_STS", "AWS_ENDPOINT_URL"
+        }) {
+      value(variable).ifPresent(v -> parse(variable, v));
+    }
   }
 
   /** The region the function runs in ({@code AWS_REGION}), else the given fallback. */
@@ -63,7 +71,27 @@ public final class ServiceClients {
   }
 
   private Optional<URI> endpoint(String variable) {
-    return value(variable).or(() -> value("AWS_ENDPOINT_URL")).map(URI::create);
+    return value(variable)
+        .map(v -> parse(variable, v))
+        .or(() -> value("AWS_ENDPOINT_URL").map(v -> parse("AWS_ENDPOINT_URL", v)));
+  }
+
+  private static URI parse(String variable, String raw) {
+    try {
+      URI uri = URI.create(raw);
+      if (uri.getHost() != null
+          && ("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))) {
+        return uri;
+      }
+    } catch (IllegalArgumentException e) {
+      // reported below
+    }
+    throw new ConfigException(
+        variable
+            + "='"
+            + raw
+            + "' is not valid; legal values: an http:// or https:// URL such as"
+            + " http://127.0.0.1:5000");
   }
 
   private Optional<String> value(String name) {

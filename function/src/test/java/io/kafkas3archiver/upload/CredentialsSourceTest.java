@@ -136,6 +136,26 @@ class CredentialsSourceTest {
     assertThat(source.refreshAfterRejection()).isFalse();
   }
 
+  @Test
+  void shouldFailTheColdStartOnAMalformedEndpointNamingTheVariable() {
+    ArchiverConfig config =
+        ArchiverConfig.fromEnv(
+            Map.of(
+                "BUCKET_NAME",
+                "my-bucket",
+                "AWS_REGION",
+                "ap-south-1",
+                "CREDENTIALS_SECRET_ARN",
+                ARN));
+
+    assertThatThrownBy(
+            () ->
+                CredentialsSource.from(
+                    config, Map.of("AWS_ENDPOINT_URL_SECRETS_MANAGER", "localhost:4566")::get))
+        .isInstanceOf(io.kafkas3archiver.config.ConfigException.class)
+        .hasMessageContaining("AWS_ENDPOINT_URL_SECRETS_MANAGER='localhost:4566' is not valid");
+  }
+
   /** Answers GetSecretValue from a queue and counts the calls. */
   private static final class FakeSecrets implements SecretsManagerClient {
     final Deque<String> values = new ArrayDeque<>();
