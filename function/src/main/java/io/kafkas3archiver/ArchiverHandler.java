@@ -10,6 +10,7 @@ import io.kafkas3archiver.decode.BadEventException;
 import io.kafkas3archiver.decode.EventDecoder;
 import io.kafkas3archiver.decode.Invocation;
 import io.kafkas3archiver.report.BatchOutcome;
+import io.kafkas3archiver.report.EmfMetrics;
 import io.kafkas3archiver.report.InvocationLog;
 import io.kafkas3archiver.upload.CredentialsSource;
 import io.kafkas3archiver.upload.Deadline;
@@ -33,6 +34,7 @@ public final class ArchiverHandler implements RequestStreamHandler {
   private final EventDecoder decoder = new EventDecoder(new ObjectMapper());
   private final Pipeline pipeline;
   private final InvocationLog log;
+  private final EmfMetrics metrics;
   private final Clock clock;
 
   /** Used by the Lambda runtime: configuration from the environment. */
@@ -51,7 +53,8 @@ public final class ArchiverHandler implements RequestStreamHandler {
     this.config = config;
     this.clock = clock;
     this.pipeline = new Pipeline(config, store, clock);
-    this.log = new InvocationLog(System.out, config.title());
+    this.log = new InvocationLog(System.out, config.title(), config.logLevel());
+    this.metrics = new EmfMetrics(System.out, config.title());
   }
 
   @Override
@@ -73,8 +76,9 @@ public final class ArchiverHandler implements RequestStreamHandler {
       case Invocation.KafkaBatch batch -> {
         long remaining = context == null ? 900_000 : context.getRemainingTimeInMillis();
         BatchOutcome outcome = pipeline.archive(batch, Deadline.in(remaining, clock));
-        log.batch(
-            requestId, batch.eventSource(), outcome, clock.millis() - started, clock.millis());
+        long now = clock.millis();
+        metrics.publish(outcome, now);
+        log.batch(requestId, batch.eventSource(), outcome, now - started, now);
         if (!outcome.succeeded() && !config.reportBatchItemFailures()) {
           var first = outcome.failures().get(0).error();
           throw new ArchiveFailedException(
