@@ -12,6 +12,7 @@ import io.kafkas3archiver.decode.Invocation;
 import io.kafkas3archiver.preflight.Preflight;
 import io.kafkas3archiver.preflight.PreflightReport;
 import io.kafkas3archiver.report.BatchOutcome;
+import io.kafkas3archiver.report.EmfMetrics;
 import io.kafkas3archiver.report.InvocationLog;
 import io.kafkas3archiver.upload.CredentialsSource;
 import io.kafkas3archiver.upload.Deadline;
@@ -39,6 +40,7 @@ public final class ArchiverHandler implements RequestStreamHandler {
   private final Preflight preflight;
   private final CredentialsSource credentials;
   private final InvocationLog log;
+  private final EmfMetrics metrics;
   private final Clock clock;
 
   /** Used by the Lambda runtime: configuration from the environment. */
@@ -84,7 +86,8 @@ public final class ArchiverHandler implements RequestStreamHandler {
     this.pipeline = new Pipeline(config, store, clock);
     this.preflight = preflight;
     this.credentials = credentials;
-    this.log = new InvocationLog(System.out, config.title());
+    this.log = new InvocationLog(System.out, config.title(), config.logLevel());
+    this.metrics = new EmfMetrics(System.out, config.title());
   }
 
   @Override
@@ -117,8 +120,9 @@ public final class ArchiverHandler implements RequestStreamHandler {
       }
       case Invocation.KafkaBatch batch -> {
         BatchOutcome outcome = pipeline.archive(batch, Deadline.in(remaining, clock));
-        log.batch(
-            requestId, batch.eventSource(), outcome, clock.millis() - started, clock.millis());
+        long now = clock.millis();
+        metrics.publish(outcome, now);
+        log.batch(requestId, batch.eventSource(), outcome, now - started, now);
         if (!outcome.succeeded() && !config.reportBatchItemFailures()) {
           var first = outcome.failures().get(0).error();
           throw new ArchiveFailedException(

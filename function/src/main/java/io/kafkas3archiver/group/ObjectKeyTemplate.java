@@ -95,13 +95,15 @@ public final class ObjectKeyTemplate {
               + " overwrite each other; include ${JOB_ID}, or all of ${OBJECT_NAME}, ${PARTITION}"
               + " and ${START_OFFSET}");
     }
+    // The longest values each variable can take: a 249-character topic, the largest partition
+    // and offset; fixed, so validation never depends on the clock.
     String longest =
         t.render(
             "t".repeat(MAX_TOPIC_LENGTH),
-            2147483647,
+            Integer.MAX_VALUE,
             Long.MAX_VALUE,
-            UUID.randomUUID(),
-            ZonedDateTime.now(java.time.ZoneOffset.UTC),
+            new UUID(-1L, -1L),
+            ZonedDateTime.of(2099, 12, 31, 23, 0, 0, 0, java.time.ZoneOffset.UTC),
             false);
     if (longest.getBytes(StandardCharsets.UTF_8).length > MAX_KEY_BYTES) {
       throw new ConfigException(

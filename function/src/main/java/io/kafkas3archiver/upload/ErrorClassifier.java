@@ -1,9 +1,6 @@
 package io.kafkas3archiver.upload;
 
-import java.io.IOException;
-import java.net.ConnectException;
 import java.net.SocketTimeoutException;
-import java.net.UnknownHostException;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -261,16 +258,10 @@ public final class ErrorClassifier {
           || message.contains("credentials provider")) {
         return ErrorType.CREDENTIALS_UNAVAILABLE;
       }
-      Throwable root = root(failure);
-      if (root instanceof SocketTimeoutException) {
-        return ErrorType.TIMEOUT;
-      }
-      if (root instanceof ConnectException
-          || root instanceof UnknownHostException
-          || root instanceof IOException) {
-        return ErrorType.NETWORK;
-      }
-      return ErrorType.NETWORK;
+      // Connection refused, unknown host, resets: everything below the HTTP answer.
+      return root(failure) instanceof SocketTimeoutException
+          ? ErrorType.TIMEOUT
+          : ErrorType.NETWORK;
     }
     return ErrorType.SERVER_ERROR;
   }
