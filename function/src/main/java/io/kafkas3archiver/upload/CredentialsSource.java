@@ -38,6 +38,11 @@ public sealed interface CredentialsSource {
   /** Where the credentials come from, for the preflight report and messages. Holds no secret. */
   String describe();
 
+  /**
+   * What to check when S3 rejects these credentials (InvalidAccessKeyId, SignatureDoesNotMatch).
+   */
+  String rejectionAdvice();
+
   /** Marks the start of an invocation: re-reading a rejected secret is allowed once again. */
   default void beginInvocation() {}
 
@@ -113,6 +118,13 @@ public sealed interface CredentialsSource {
     public String describe() {
       return "the function's execution role";
     }
+
+    @Override
+    public String rejectionAdvice() {
+      return "The credentials are the function's execution role: check the role the function runs"
+          + " as. An S3-compatible server (AWS_ENDPOINT_URL_S3) knows only its own keys: store them"
+          + " in a secret and set CREDENTIALS_SECRET_ARN";
+    }
   }
 
   /**
@@ -147,6 +159,14 @@ public sealed interface CredentialsSource {
 
     public String secretArn() {
       return secretArn;
+    }
+
+    @Override
+    public String rejectionAdvice() {
+      return "The keys come from CREDENTIALS_SECRET_ARN="
+          + secretArn
+          + ": store the current keys there (after a rotation, update the secret: it is re-read"
+          + " once per invocation after a rejection)";
     }
 
     @Override
@@ -279,6 +299,14 @@ public sealed interface CredentialsSource {
 
     public String roleArn() {
       return roleArn;
+    }
+
+    @Override
+    public String rejectionAdvice() {
+      return "The keys are a session of ROLE_ARN="
+          + roleArn
+          + ", which S3 did not accept: check ROLE_ARN; with AWS_ENDPOINT_URL_S3 set, that server"
+          + " must accept the sessions of the STS at AWS_ENDPOINT_URL_STS";
     }
 
     public String sessionName() {

@@ -44,11 +44,29 @@ public final class ErrorClassifier {
   private final String endpoint;
   private final String keyPrefix;
 
+  private final String rejectedKeysAdvice;
+
   public ErrorClassifier(String bucket, String region, String endpoint, String keyPrefix) {
+    this(
+        bucket,
+        region,
+        endpoint,
+        keyPrefix,
+        "Check the keys stored in CREDENTIALS_SECRET_ARN (after a rotation, update the secret: it is"
+            + " re-read once per invocation after a rejection), or the role the function runs as");
+  }
+
+  /**
+   * With advice for rejected keys that fits where they come from ({@link
+   * CredentialsSource#rejectionAdvice()}).
+   */
+  public ErrorClassifier(
+      String bucket, String region, String endpoint, String keyPrefix, String rejectedKeysAdvice) {
     this.bucket = bucket;
     this.region = region;
     this.endpoint = endpoint;
     this.keyPrefix = keyPrefix;
+    this.rejectedKeysAdvice = rejectedKeysAdvice;
   }
 
   /** A failed PutObject of {@code key}. */
@@ -77,9 +95,8 @@ public final class ErrorClassifier {
                   + errorCode(failure)
                   + "): the access key does not exist at "
                   + endpoint
-                  + " or the secret key is wrong. Check the keys stored in CREDENTIALS_SECRET_ARN"
-                  + " (after a rotation, update the secret: it is re-read once per invocation"
-                  + " after a rejection), or the role the function runs as";
+                  + " or the secret key is wrong. "
+                  + rejectedKeysAdvice;
           case CREDENTIALS_UNAVAILABLE ->
               "No AWS credentials could be resolved"
                   + tries

@@ -53,8 +53,15 @@ public final class S3ObjectStore implements ObjectStore {
 
   /** The store the handler uses: the client, the classifier and the retry loop, from config. */
   public static S3ObjectStore create(ArchiverConfig config, CredentialsSource credentials) {
+    var classifier =
+        new ErrorClassifier(
+            config.bucketName(),
+            config.bucketRegion(),
+            S3Clients.endpointName(config),
+            config.keyPrefix(),
+            credentials.rejectionAdvice());
     return new S3ObjectStore(
-        S3Clients.build(config, credentials.provider()), config, classifier(config), credentials);
+        S3Clients.build(config, credentials.provider()), config, classifier, credentials);
   }
 
   /** The classifier for this configuration's bucket, region, endpoint and prefix. */

@@ -177,7 +177,30 @@ class CredentialsIT {
     assertThat(failure)
         .hasMessageContaining("InvalidAccessKeyId 403")
         .hasMessageContaining("(1 attempt)")
-        .hasMessageContaining("the role the function runs as");
+        .hasMessageContaining("the role the function runs as")
+        .hasMessageContaining("set CREDENTIALS_SECRET_ARN");
+  }
+
+  @Test
+  @Order(7)
+  void shouldNameTheSecretWhenItsSecretKeyIsWrong() throws Exception {
+    // Given the right access key id with a wrong secret key: S3 answers SignatureDoesNotMatch
+    String arn =
+        secret(
+            "{\"accessKey\":\""
+                + S3ProxyServer.ACCESS_KEY
+                + "\",\"secretKey\":\""
+                + WRONG_SECRET_KEY
+                + "\"}");
+    Handler h = handler(Map.of("CREDENTIALS_SECRET_ARN", arn));
+
+    Throwable failure = h.archiveFailing();
+
+    assertThat(((ArchiveFailedException) failure).errorType()).isEqualTo("InvalidCredentials");
+    assertThat(failure)
+        .hasMessageContaining("SignatureDoesNotMatch 403")
+        .hasMessageContaining("The keys come from CREDENTIALS_SECRET_ARN=" + arn)
+        .hasMessageContaining("re-read once in this invocation");
   }
 
   @Test
@@ -322,7 +345,7 @@ class CredentialsIT {
     assertThat(statuses(report)).startsWith("credentials=PASS", "bucket=FAIL");
     JsonNode bucket = step(report, "bucket");
     assertThat(bucket.path("errorType").asText()).isEqualTo("InvalidCredentials");
-    assertThat(bucket.path("advice").asText()).contains("CREDENTIALS_SECRET_ARN");
+    assertThat(bucket.path("advice").asText()).contains("CREDENTIALS_SECRET_ARN=" + arn);
     // it re-read the secret once, as archiving would after a rotation
     assertThat(getSecretValueCalls(arn)).isEqualTo(2);
   }
