@@ -138,6 +138,17 @@ public final class ObjectKeyTemplate {
         group.topic(), first.getKey(), first.getValue().first(), jobId, group.folderTime(), true);
   }
 
+  /**
+   * An example key for partition 0, offset 0 of {@code topic} at {@code time}, with the same
+   * deterministic job id scheme; the preflight report shows it so the layout is known before
+   * anything is written. {@code error} renders the {@code _errors} layout instead.
+   */
+  public String exampleKey(String topic, ZonedDateTime time, boolean error) {
+    UUID jobId =
+        UUID.nameUUIDFromBytes(("example:" + topic + ":0:0").getBytes(StandardCharsets.UTF_8));
+    return render(topic, 0, 0, jobId, time, error);
+  }
+
   private static Map.Entry<Integer, ObjectGroup.OffsetRange> firstRange(ObjectGroup group) {
     var ranges = group.offsetRanges();
     if (ranges.isEmpty()) {
