@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.CloseOptions;
@@ -369,7 +370,7 @@ public final class EventSourceEmulator implements AutoCloseable {
    * end of the log now), without delivering anything: records a poll returns meanwhile are fetched
    * again later. Returns the assignment.
    */
-  public java.util.Set<TopicPartition> awaitAssignment(Duration timeout) {
+  public Set<TopicPartition> awaitAssignment(Duration timeout) {
     long until = System.nanoTime() + timeout.toNanos();
     while (consumer.assignment().isEmpty()) {
       if (System.nanoTime() > until) {
