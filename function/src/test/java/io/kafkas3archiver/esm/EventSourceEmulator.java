@@ -21,6 +21,7 @@ import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -279,6 +280,7 @@ public final class EventSourceEmulator implements AutoCloseable {
   private final List<Invocation> invocations = Collections.synchronizedList(new ArrayList<>());
   private final Map<TopicPartition, Long> committed = new TreeMap<>(EventSourceEmulator::compare);
   private int batches;
+  private Consumer<Invocation> listener = i -> {};
 
   public EventSourceEmulator(Settings settings, RequestStreamHandler handler) {
     this(settings, handler, () -> new LocalContext(settings.functionTimeout().toMillis()));
@@ -286,6 +288,18 @@ public final class EventSourceEmulator implements AutoCloseable {
 
   public EventSourceEmulator(
       Settings settings, RequestStreamHandler handler, Supplier<Context> context) {
+    this(settings, handler, context, Map.of());
+  }
+
+  /**
+   * With extra consumer properties, e.g. {@code security.protocol} and {@code sasl.*} for a cluster
+   * that needs authentication. They cannot turn auto-commit back on.
+   */
+  public EventSourceEmulator(
+      Settings settings,
+      RequestStreamHandler handler,
+      Supplier<Context> context,
+      Map<String, String> consumerOverrides) {
     this.settings = settings;
     this.handler = handler;
     this.context = context;
@@ -300,12 +314,20 @@ public final class EventSourceEmulator implements AutoCloseable {
     props.put(
         ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     props.put(ConsumerConfig.CLIENT_ID_CONFIG, "esm-emulator-" + settings.groupId());
+    props.putAll(consumerOverrides);
+    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     this.consumer = new KafkaConsumer<>(props);
     consumer.subscribe(List.of(settings.topic()));
   }
 
   public Settings settings() {
     return settings;
+  }
+
+  /** Called after every invocation (retries included), e.g. to print progress. */
+  public EventSourceEmulator onInvocation(Consumer<Invocation> listener) {
+    this.listener = Objects.requireNonNull(listener);
+    return this;
   }
 
   /** Every invocation so far, in order (retries included). */
@@ -418,6 +440,7 @@ public final class EventSourceEmulator implements AutoCloseable {
       Outcome outcome = invoke(event, ranges);
       last = new Invocation(number, attempt, ranges, event.length, outcome);
       invocations.add(last);
+      listener.accept(last);
       switch (outcome) {
         case Outcome.Succeeded s -> {
           if (commit) {
