@@ -225,6 +225,22 @@ public final class EventSourceEmulator implements AutoCloseable {
           functionTimeout);
     }
 
+    public Settings withFunctionTimeout(Duration timeout) {
+      return new Settings(
+          bootstrapServers,
+          topic,
+          groupId,
+          startingPosition,
+          batchSize,
+          batchingWindow,
+          maxPayloadBytes,
+          flavour,
+          reportBatchItemFailures,
+          maxRetryAttempts,
+          retryBackoff,
+          timeout);
+    }
+
     public Settings withMaxRetryAttempts(int attempts) {
       return new Settings(
           bootstrapServers,
@@ -337,7 +353,10 @@ public final class EventSourceEmulator implements AutoCloseable {
     }
   }
 
-  /** The offsets this emulator has committed: the next offset to deliver, per partition. */
+  /**
+   * The group's committed offsets as this emulator knows them (its own commits, and what {@link
+   * #runUntilCommitted} found): the next offset to deliver, per partition.
+   */
   public Map<TopicPartition, Long> committed() {
     return Map.copyOf(committed);
   }
@@ -364,6 +383,15 @@ public final class EventSourceEmulator implements AutoCloseable {
    */
   public boolean runUntilCommitted(Map<TopicPartition, Long> endOffsets, Duration timeout) {
     long until = System.nanoTime() + timeout.toNanos();
+    // What the group committed before this emulator (an earlier one, or another process) counts.
+    consumer
+        .committed(endOffsets.keySet(), Duration.ofSeconds(10))
+        .forEach(
+            (tp, o) -> {
+              if (o != null) {
+                committed.merge(tp, o.offset(), Math::max);
+              }
+            });
     while (!reached(endOffsets)) {
       if (System.nanoTime() > until) {
         return false;

@@ -28,6 +28,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.TopicPartition;
@@ -61,6 +62,9 @@ class KafkaEndToEndIT {
   private static S3Client s3;
 
   @TempDir Path temp;
+
+  /** S3 servers a test started itself (the outage test restarts one). */
+  private final List<S3ProxyServer> servers = new CopyOnWriteArrayList<>();
 
   @BeforeAll
   static void start() {
@@ -116,6 +120,10 @@ class KafkaEndToEndIT {
 
   /** Every produced record is archived exactly once, with its key, headers and value intact. */
   private void assertArchivedExactlyOnce(String prefix, List<Produced> produced) {
+    assertArchivedExactlyOnce(s3, prefix, produced);
+  }
+
+  private void assertArchivedExactlyOnce(S3Client s3, String prefix, List<Produced> produced) {
     List<Row> rows = ArchivedRows.read(s3, BUCKET, prefix + "/", temp);
     Map<String, Long> copies =
         rows.stream().collect(Collectors.groupingBy(Row::id, Collectors.counting()));
@@ -212,6 +220,55 @@ class KafkaEndToEndIT {
   }
 
   @Test
+  void shouldRedeliverWhileS3IsDownAndArchiveExactlyOnceWhenItIsBack() throws Exception {
+    String topic = "vehicle-telemetry-s3-outage";
+    kafka.createTopic(topic, 3);
+    List<Produced> produced = SampleVehicleEvents.produce(kafka.bootstrapServers(), topic, 0, 200);
+    Path data = temp.resolve("s3-outage");
+    S3ProxyServer outage = S3ProxyServer.onDisk(data);
+    int port = outage.port();
+    outage.createBucket(BUCKET);
+    Harness harness =
+        Harness.against(outage.endpoint().toString(), BUCKET)
+            .with("KEY_PREFIX", "s3-outage")
+            .with("INCLUDE_KAFKA_METADATA", "true");
+    ArchiverHandler handler = handler(harness, s -> s);
+    // A real fault: the server is gone (connections refused) for about 3 s. With a 2 s function
+    // timeout, the function's own upload retries run out and the invocation fails.
+    outage.close();
+    Thread restart =
+        Thread.ofVirtual()
+            .start(
+                () -> {
+                  try {
+                    Thread.sleep(3_000);
+                  } catch (InterruptedException e) {
+                    return;
+                  }
+                  servers.add(S3ProxyServer.onDiskOnPort(data, port));
+                });
+    Settings settings =
+        settings(topic, "s3-outage")
+            .withFunctionTimeout(Duration.ofSeconds(2))
+            .withMaxRetryAttempts(20);
+    try (var emulator = new EventSourceEmulator(settings, handler)) {
+      assertThat(emulator.runUntilCommitted(endOffsets(produced), RUN_TIMEOUT)).isTrue();
+
+      assertThat(outcomes(emulator))
+          .filteredOn(o -> o instanceof Outcome.Failed)
+          .isNotEmpty()
+          .allSatisfy(o -> assertThat(((Outcome.Failed) o).error()).contains("Network"));
+    } finally {
+      restart.join(10_000);
+    }
+    try (S3Client client = servers.get(0).client()) {
+      assertArchivedExactlyOnce(client, "s3-outage", produced);
+    } finally {
+      servers.forEach(S3ProxyServer::close);
+    }
+  }
+
+  @Test
   void shouldCommitTheGoodPartitionsAndRedeliverTheFailedOneWithBatchItemFailures() {
     String topic = "vehicle-telemetry-item-failures";
     kafka.createTopic(topic, 3);
@@ -281,7 +338,9 @@ class KafkaEndToEndIT {
     List<Produced> produced =
         new ArrayList<>(SampleVehicleEvents.produce(kafka.bootstrapServers(), topic, 0, 250));
     Harness harness = harness("restart");
-    Settings settings = settings(topic, "restart").withBatchSize(1000);
+    // A window long enough to fetch every partition, so a batch is everything not yet committed.
+    Settings settings =
+        settings(topic, "restart").withBatchSize(1000).withBatchingWindow(Duration.ofSeconds(1));
 
     Invocation crashed;
     try (var first = new EventSourceEmulator(settings, handler(harness, s -> s))) {
@@ -335,7 +394,8 @@ class KafkaEndToEndIT {
     kafka.createTopic(topic, 3);
     List<Produced> produced =
         new ArrayList<>(SampleVehicleEvents.produce(kafka.bootstrapServers(), topic, 0, 200));
-    Settings settings = settings(topic, name).withBatchSize(1000);
+    Settings settings =
+        settings(topic, name).withBatchSize(1000).withBatchingWindow(Duration.ofSeconds(1));
     try (var first = new EventSourceEmulator(settings, handler(harness, s -> s))) {
       assertThat(first.pollOnceThenCrashBeforeCommit(Duration.ofSeconds(10)).records())
           .isEqualTo(200);
