@@ -56,7 +56,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *       were: a new emulator with the same group id redelivers from there.
  * </ul>
  *
- * Not single-threaded-safe to share; one emulator is one poller. Every loop is bounded in time.
+ * Not thread-safe: one emulator is one poller, used from one thread, and the only member of its
+ * group (a rebalance mid-batch is not handled). Every loop is bounded in time.
  */
 public final class EventSourceEmulator implements AutoCloseable {
   /** Where a group without committed offsets starts. */
