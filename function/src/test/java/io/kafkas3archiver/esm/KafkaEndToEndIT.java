@@ -431,6 +431,26 @@ class KafkaEndToEndIT {
     }
   }
 
+  @Test
+  void shouldCloseABatchBeforeItsEventPassesSixMegabytes() {
+    String topic = "vehicle-telemetry-six-mb";
+    kafka.createTopic(topic, 2);
+    // 14 records of about 700 KB (933 KB in base64): at most 6 fit in a 6 MB event.
+    List<Produced> produced =
+        SampleVehicleEvents.produce(kafka.bootstrapServers(), topic, 0, 14, 700 * 1024);
+    try (var emulator =
+        new EventSourceEmulator(
+            settings(topic, "six-mb").withBatchSize(10_000), handler(harness("six-mb"), s -> s))) {
+      assertThat(emulator.runUntilCommitted(endOffsets(produced), RUN_TIMEOUT)).isTrue();
+
+      assertThat(emulator.invocations())
+          .hasSizeGreaterThanOrEqualTo(3)
+          .allSatisfy(i -> assertThat(i.eventBytes()).isLessThanOrEqualTo(Settings.SIX_MB))
+          .anySatisfy(i -> assertThat(i.eventBytes()).isGreaterThan(5 * 1024 * 1024));
+    }
+    assertArchivedExactlyOnce("six-mb", produced);
+  }
+
   private static KafkaEvent kafkaEvent(byte[] json) {
     try {
       return new ObjectMapper()

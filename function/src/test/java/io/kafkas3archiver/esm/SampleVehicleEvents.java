@@ -39,19 +39,25 @@ public final class SampleVehicleEvents {
   }
 
   public static String value(int seq) {
+    return value(seq, 0);
+  }
+
+  /** With {@code padding > 0}, a {@code "diagnostics"} string of that many characters is added. */
+  public static String value(int seq, int padding) {
     double speed = (seq * 37 % 1200) / 10.0;
     double lat = 12.9 + (seq % 100) / 1000.0;
     double lon = 77.5 + (seq % 50) / 1000.0;
     return String.format(
         Locale.ROOT,
         "{\"vehicleId\":\"%s\",\"seq\":%d,\"speedKmh\":%.1f,\"location\":{\"lat\":%.3f,\"lon\":%.3f},"
-            + "\"status\":{\"engine\":\"%s\"}}",
+            + "\"status\":{\"engine\":\"%s\"}%s}",
         key(seq),
         seq,
         speed,
         lat,
         lon,
-        seq % 7 == 0 ? "idle" : "on");
+        seq % 7 == 0 ? "idle" : "on",
+        padding > 0 ? ",\"diagnostics\":\"" + "x".repeat(padding) + "\"" : "");
   }
 
   public static Map<String, String> headers(int seq) {
@@ -67,6 +73,15 @@ public final class SampleVehicleEvents {
    */
   public static List<Produced> produce(
       String bootstrapServers, String topic, int first, int count) {
+    return produce(bootstrapServers, topic, first, count, 0);
+  }
+
+  /**
+   * As {@link #produce(String, String, int, int)}, each value padded (see {@link #value(int,
+   * int)}).
+   */
+  public static List<Produced> produce(
+      String bootstrapServers, String topic, int first, int count, int padding) {
     Map<String, Object> config =
         Map.of(
             ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
@@ -94,7 +109,7 @@ public final class SampleVehicleEvents {
             new ProducerRecord<>(
                 topic,
                 key(seq).getBytes(StandardCharsets.UTF_8),
-                value(seq).getBytes(StandardCharsets.UTF_8));
+                value(seq, padding).getBytes(StandardCharsets.UTF_8));
         headers(seq)
             .forEach(
                 (name, v) ->
@@ -109,7 +124,8 @@ public final class SampleVehicleEvents {
         RecordMetadata m = acks.get(i).get(30, TimeUnit.SECONDS);
         int seq = first + i;
         produced.add(
-            new Produced(m.topic(), m.partition(), m.offset(), key(seq), value(seq), headers(seq)));
+            new Produced(
+                m.topic(), m.partition(), m.offset(), key(seq), value(seq, padding), headers(seq)));
       }
       return produced;
     } catch (Exception e) {
