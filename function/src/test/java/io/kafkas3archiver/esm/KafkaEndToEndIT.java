@@ -432,6 +432,26 @@ class KafkaEndToEndIT {
   }
 
   @Test
+  void shouldCloseAnUnfilledBatchWhenItsBatchingWindowEnds() {
+    String topic = "vehicle-telemetry-window";
+    kafka.createTopic(topic, 2);
+    List<Produced> produced = SampleVehicleEvents.produce(kafka.bootstrapServers(), topic, 0, 5);
+    Settings settings =
+        settings(topic, "window").withBatchSize(1000).withBatchingWindow(Duration.ofMillis(700));
+    try (var emulator = new EventSourceEmulator(settings, handler(harness("window"), s -> s))) {
+      emulator.awaitAssignment(Duration.ofSeconds(20));
+      long started = System.nanoTime();
+      Invocation batch = emulator.pollOnce(Duration.ofSeconds(10));
+      long millis = (System.nanoTime() - started) / 1_000_000;
+
+      // Far below BatchSize: the batch waited out the window from its first record, then went.
+      assertThat(batch.records()).isEqualTo(5);
+      assertThat(millis).isBetween(700L, 10_000L);
+      assertThat(emulator.committed()).isEqualTo(endOffsets(produced));
+    }
+  }
+
+  @Test
   void shouldCloseABatchBeforeItsEventPassesSixMegabytes() {
     String topic = "vehicle-telemetry-six-mb";
     kafka.createTopic(topic, 2);
