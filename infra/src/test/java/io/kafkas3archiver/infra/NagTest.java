@@ -18,6 +18,7 @@ import software.amazon.awscdk.cxapi.SynthesisMessage;
 /** cdk-nag's AwsSolutions pack over each supported shape of the stack. */
 class NagTest {
 
+  /** Five shapes of the stack; the cfn-lint IT lints the same ones. */
   static Stream<Arguments> deployments() {
     Map<String, Object> kms = new LinkedHashMap<>(Fixtures.mskDefaults());
     kms.put("bucketEncryption", "kms");
