@@ -95,7 +95,7 @@ final class AthenaTable {
                     .storageDescriptor(sd.build())
                     .build())
             .build();
-    table.addDependency(db);
+    table.getNode().addDependency(db);
     return table;
   }
 
