@@ -2,6 +2,7 @@ package io.kafkas3archiver.infra;
 
 import io.github.cdklabs.cdknag.AwsSolutionsChecks;
 import io.github.cdklabs.cdknag.NagPackProps;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -56,6 +57,13 @@ public final class ArchiverApp {
   /** The stack plus the AwsSolutions checks, which report into the stack's annotations. */
   public static ArchiverStack createStack(
       App app, String stackName, ArchiverSettings settings, String jarPath) {
+    if (!Files.exists(Path.of(jarPath))) {
+      throw new IllegalArgumentException(
+          "the function jar "
+              + Path.of(jarPath).toAbsolutePath().normalize()
+              + " does not exist: build it with `./mvnw -B -DskipTests package` at the repository"
+              + " root, or pass -c jarPath=<file>");
+    }
     StackProps.Builder props =
         StackProps.builder()
             .stackName(stackName.replaceAll("[^A-Za-z0-9-]", "-"))

@@ -59,6 +59,15 @@ final class SamTemplate {
     conds.keySet().forEach(this::condition);
   }
 
+  /** Globals.Function, unresolved (it holds no conditions that differ between functions). */
+  static Map<String, Object> globals(Path file) throws IOException {
+    try (YAMLParser p = new YAMLFactory().createParser(Files.readString(file))) {
+      p.nextToken();
+      Map<String, Object> root = Templates.cast(read(p));
+      return Templates.cast(Templates.cast(root.get("Globals")).get("Function"));
+    }
+  }
+
   /** The resolved environment of the function that deploys under these parameters. */
   Map<String, String> environment() {
     Map<String, Object> globals =
