@@ -2,6 +2,7 @@ package io.kafkas3archiver.upload;
 
 import io.kafkas3archiver.config.ArchiverConfig;
 import java.time.Duration;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
@@ -12,11 +13,11 @@ import software.amazon.awssdk.services.s3.S3Configuration;
 public final class S3Clients {
   private S3Clients() {}
 
-  public static S3Client build(ArchiverConfig config, CredentialsSource credentials) {
+  public static S3Client build(ArchiverConfig config, AwsCredentialsProvider credentials) {
     var builder =
         S3Client.builder()
             .region(Region.of(config.bucketRegion()))
-            .credentialsProvider(credentials.provider())
+            .credentialsProvider(credentials)
             .httpClient(
                 UrlConnectionHttpClient.builder()
                     .connectionTimeout(Duration.ofSeconds(3))

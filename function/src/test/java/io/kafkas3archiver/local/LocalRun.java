@@ -1,0 +1,111 @@
+package io.kafkas3archiver.local;
+
+import io.kafkas3archiver.ArchiverHandler;
+import io.kafkas3archiver.config.ArchiverConfig;
+import io.kafkas3archiver.testing.LocalContext;
+import io.kafkas3archiver.testing.ObjectBodies;
+import io.kafkas3archiver.testing.RecordingStore;
+import io.kafkas3archiver.testing.S3ProxyServer;
+import io.kafkas3archiver.upload.CredentialsSource;
+import io.kafkas3archiver.upload.S3ObjectStore;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.Map;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * README's first command: runs the real handler on an event file from {@code events/}. Without
+ * {@code AWS_ENDPOINT_URL_S3} it starts an embedded S3-compatible server whose data stays in {@code
+ * .local-s3/}; with it, it writes to that endpoint using the usual AWS credentials. The
+ * configuration comes from the same environment variables as in Lambda.
+ *
+ * <p>Usage: {@code LocalRun [event.json]} (default {@code events/msk-event.json}).
+ */
+public final class LocalRun {
+  private LocalRun() {}
+
+  public static void main(String[] args) throws Exception {
+    Path event = Path.of(args.length > 0 ? args[0] : "events/msk-event.json");
+    Map<String, String> env = new HashMap<>(System.getenv());
+    env.putIfAbsent("BUCKET_NAME", "local-archive");
+    env.putIfAbsent("AWS_REGION", S3ProxyServer.REGION);
+    env.putIfAbsent("TITLE", "local-run");
+
+    S3ProxyServer embedded = null;
+    AwsCredentialsProvider credentials;
+    if (env.get("AWS_ENDPOINT_URL_S3") == null || env.get("AWS_ENDPOINT_URL_S3").isBlank()) {
+      Path data = Path.of(".local-s3");
+      embedded = S3ProxyServer.onDisk(data);
+      env.put("AWS_ENDPOINT_URL_S3", embedded.endpoint().toString());
+      env.put("S3_FORCE_PATH_STYLE", "true");
+      credentials =
+          StaticCredentialsProvider.create(
+              AwsBasicCredentials.create(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY));
+      try (S3Client s3 = embedded.client()) {
+        String bucket = env.get("BUCKET_NAME");
+        if (s3.listBuckets().buckets().stream().noneMatch(b -> b.name().equals(bucket))) {
+          embedded.createBucket(bucket);
+        }
+      }
+      System.out.println(
+          "embedded S3 server at " + embedded.endpoint() + ", data in " + data.toAbsolutePath());
+    } else {
+      credentials = null;
+    }
+    try {
+      ArchiverConfig config = ArchiverConfig.fromEnv(env);
+      if (credentials == null) {
+        credentials = CredentialsSource.from(config).provider();
+      }
+      RecordingStore store = new RecordingStore(S3ObjectStore.create(config, credentials));
+      ArchiverHandler handler = new ArchiverHandler(config, store, Clock.systemUTC());
+      ByteArrayOutputStream response = new ByteArrayOutputStream();
+      System.out.println("invoking the handler with " + event + " ...");
+      try (InputStream in = Files.newInputStream(event)) {
+        handler.handleRequest(in, response, new LocalContext(60_000));
+      }
+      System.out.println("response: " + response.toString(StandardCharsets.UTF_8));
+      System.out.println(
+          "wrote " + store.keys().size() + " object(s) to s3://" + config.bucketName() + "/:");
+      store.keys().forEach(k -> System.out.println("  " + k));
+      if (!store.keys().isEmpty()) {
+        String first = store.keys().get(0);
+        try (S3Client s3 = readClient(config, credentials)) {
+          String body =
+              new String(
+                  ObjectBodies.decompressed(s3, config.bucketName(), first),
+                  StandardCharsets.UTF_8);
+          System.out.println("preview of " + first + ":");
+          body.lines().limit(10).forEach(l -> System.out.println("  " + abbreviate(l)));
+        }
+      }
+    } finally {
+      if (embedded != null) {
+        embedded.close();
+      }
+    }
+  }
+
+  private static S3Client readClient(ArchiverConfig config, AwsCredentialsProvider credentials) {
+    var b =
+        S3Client.builder()
+            .region(Region.of(config.bucketRegion()))
+            .credentialsProvider(credentials)
+            .forcePathStyle(config.forcePathStyle());
+    config.endpoint().ifPresent(b::endpointOverride);
+    return b.build();
+  }
+
+  private static String abbreviate(String line) {
+    return line.length() <= 200 ? line : line.substring(0, 197) + "...";
+  }
+}

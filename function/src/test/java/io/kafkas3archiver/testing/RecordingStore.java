@@ -1,0 +1,39 @@
+package io.kafkas3archiver.testing;
+
+import io.kafkas3archiver.upload.Deadline;
+import io.kafkas3archiver.upload.ObjectStore;
+import io.kafkas3archiver.upload.UploadException;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Passes puts through to a real store and remembers the keys that were written, in order. */
+public final class RecordingStore implements ObjectStore {
+  private final ObjectStore delegate;
+  private final List<String> keys = new ArrayList<>();
+
+  public RecordingStore(ObjectStore delegate) {
+    this.delegate = delegate;
+  }
+
+  @Override
+  public PutResult put(String key, byte[] body, String contentType, Deadline deadline)
+      throws UploadException {
+    PutResult result = delegate.put(key, body, contentType, deadline);
+    synchronized (keys) {
+      keys.add(key);
+    }
+    return result;
+  }
+
+  public List<String> keys() {
+    synchronized (keys) {
+      return List.copyOf(keys);
+    }
+  }
+
+  public void clear() {
+    synchronized (keys) {
+      keys.clear();
+    }
+  }
+}
