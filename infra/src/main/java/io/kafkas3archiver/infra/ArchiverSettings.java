@@ -356,7 +356,7 @@ public record ArchiverSettings(
         r.choice("partitionTime", "batch", "batch", "record", "ingest"),
         r.string("timeZone", "UTC"),
         r.bool("includeKafkaMetadata", false),
-        r.choice("logLevel", "INFO", "TRACE", "DEBUG", "INFO", "WARN", "ERROR"),
+        r.choice("logLevel", "INFO", "DEBUG", "INFO", "WARN", "ERROR"),
         r.arn("credentialsSecretArn"),
         r.bool("createCredentialsSecret", !dropped.isEmpty()),
         r.arn("roleArn"),

@@ -135,4 +135,12 @@ class ArchiverSettingsTest {
     c.put("provisionedPollers", "false");
     assertThat(ArchiverSettings.from(c).mappingReportsItemFailures()).isFalse();
   }
+
+  @Test
+  void shouldOfferOnlyTheLogLevelsTheFunctionAccepts() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("logLevel", "TRACE");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessageContaining("legal values: DEBUG, INFO, WARN, ERROR");
+  }
 }
