@@ -29,12 +29,18 @@ import software.amazon.awssdk.services.s3.S3Client;
  * .local-s3/}; with it, it writes to that endpoint using the usual AWS credentials. The
  * configuration comes from the same environment variables as in Lambda.
  *
- * <p>Usage: {@code LocalRun [event.json]} (default {@code events/msk-event.json}).
+ * <p>Usage: {@code LocalRun [event.json]} (default {@code events/msk-event.json}). With {@code
+ * --kafka} or {@code --bootstrap-servers}, the records come from a real Kafka cluster through the
+ * event-source emulator instead: see {@link KafkaLocalRun}.
  */
 public final class LocalRun {
   private LocalRun() {}
 
   public static void main(String[] args) throws Exception {
+    if (KafkaLocalRun.wants(args)) {
+      KafkaLocalRun.main(args);
+      return;
+    }
     Path event = Path.of(args.length > 0 ? args[0] : "events/msk-event.json");
     Map<String, String> env = new HashMap<>(System.getenv());
     env.putIfAbsent("BUCKET_NAME", "local-archive");
