@@ -44,7 +44,11 @@ public final class Pipeline {
     this.keys = config.keyTemplate();
     this.grouper =
         new Grouper(config.partitionTime(), config.timeZone(), keys.onePartitionPerObject(), clock);
-    this.encoder = Encoder.forFormat(config.format(), config.includeKafkaMetadata());
+    this.encoder =
+        Encoder.forFormat(config.format(), config.compression(), config.includeKafkaMetadata());
+    if (!config.format().compressesItself()) {
+      config.compression().prime(); // Parquet's encoder primes its own codec
+    }
     this.store = store;
   }
 
@@ -165,7 +169,9 @@ public final class Pipeline {
       ByteArrayOutputStream buffer = new ByteArrayOutputStream(estimate(group));
       CountingOutputStream raw;
       EncodeResult result;
-      try (OutputStream compressed = config.compression().wrap(buffer)) {
+      // Parquet compresses its column chunks itself; text formats are wrapped whole.
+      try (OutputStream compressed =
+          config.format().compressesItself() ? buffer : config.compression().wrap(buffer)) {
         raw = new CountingOutputStream(compressed);
         result = encoder.encode(group.records(), raw);
       }
@@ -203,6 +209,9 @@ public final class Pipeline {
   }
 
   private String contentType() {
+    if (config.format().compressesItself()) {
+      return config.format().contentType();
+    }
     return switch (config.compression()) {
       case NONE -> config.format().contentType();
       case GZIP -> "application/gzip";
