@@ -165,7 +165,15 @@ public final class ErrorClassifier {
             ErrorType.WRONG_REGION;
         case "SlowDown", "Throttling", "ThrottlingException", "RequestLimitExceeded" ->
             ErrorType.THROTTLED;
-        case "RequestTimeout", "RequestTimeTooSkewed" -> ErrorType.SERVER_ERROR;
+        // The body arrived damaged or short (a corruption or cut in transit); the next attempt
+        // sends the same bytes again, so these are transient, not a bad request.
+        case "RequestTimeout",
+            "RequestTimeTooSkewed",
+            "BadDigest",
+            "XAmzContentSHA256Mismatch",
+            "XAmzContentChecksumMismatch",
+            "IncompleteBody" ->
+            ErrorType.SERVER_ERROR;
         default -> {
           if (status == 301 || status == 307) {
             yield ErrorType.WRONG_REGION;
