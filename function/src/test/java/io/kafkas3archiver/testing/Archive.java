@@ -1,7 +1,11 @@
 package io.kafkas3archiver.testing;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.StringReader;
@@ -26,7 +30,19 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * the encoders (Jackson trees, commons-csv's parser, DuckDB for Parquet).
  */
 public final class Archive {
-  private static final ObjectMapper MAPPER = new ObjectMapper();
+  /** Lenient enough for anything the function may legally write: deep nesting, huge numbers. */
+  private static final ObjectMapper MAPPER =
+      JsonMapper.builder(
+              JsonFactory.builder()
+                  .streamReadConstraints(
+                      StreamReadConstraints.builder()
+                          .maxNestingDepth(10_000)
+                          .maxNumberLength(1_000_000)
+                          .maxStringLength(Integer.MAX_VALUE)
+                          .build())
+                  .build())
+          .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+          .build();
 
   private Archive() {}
 
@@ -143,6 +159,12 @@ public final class Archive {
       throw new IllegalArgumentException("row without Kafka metadata: " + row);
     }
     return topic + "-" + partition + "@" + offset;
+  }
+
+  /** The offset of a metadata row or an error line ({@code offset} or {@code kafka_offset}). */
+  public static Long offset(JsonNode row) {
+    String offset = text(row, "offset", "kafka_offset");
+    return offset == null ? null : Long.valueOf(offset);
   }
 
   private static String text(JsonNode row, String... names) {
