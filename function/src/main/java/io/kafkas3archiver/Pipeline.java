@@ -11,6 +11,7 @@ import io.kafkas3archiver.group.Grouper;
 import io.kafkas3archiver.group.ObjectGroup;
 import io.kafkas3archiver.group.ObjectKeyTemplate;
 import io.kafkas3archiver.report.BatchOutcome;
+import io.kafkas3archiver.report.TopicOutcome;
 import io.kafkas3archiver.report.WrittenObject;
 import io.kafkas3archiver.upload.Deadline;
 import io.kafkas3archiver.upload.ObjectStore;
@@ -25,6 +26,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * decode → group → encode (+compress) → upload → report, for one batch. Built once at init; holds
@@ -49,12 +51,8 @@ public final class Pipeline {
 
   public BatchOutcome archive(KafkaBatch batch, Deadline deadline) {
     KafkaBatch guarded = rejectOtherTopics(batch);
-    List<WrittenObject> objects = new ArrayList<>();
+    Map<String, TopicTally> tallies = new TreeMap<>();
     List<BatchOutcome.Failure> failures = new ArrayList<>();
-    int written = 0;
-    int errored = 0;
-    int tombstones = 0;
-    int failed = 0;
     UploadException bucketWide = null;
     // Per topic-partition, the first offset of an object that was not written, and why. The ESM
     // redelivers that partition from there, so no later object may hold records at or after it:
@@ -62,11 +60,13 @@ public final class Pipeline {
     Map<String, Long> unwrittenFrom = new HashMap<>();
     Map<String, UploadException> unwrittenBecause = new HashMap<>();
     for (ObjectGroup group : grouper.group(guarded)) {
+      TopicTally tally = tallies.computeIfAbsent(group.topic(), TopicTally::new);
+      tally.add(group);
       UploadException blocked =
           bucketWide != null ? bucketWide : blockedBy(group, unwrittenFrom, unwrittenBecause);
       if (blocked != null) {
         failures.add(failure(group, blocked));
-        failed += group.recordCount();
+        tally.failed += group.recordCount();
         markUnwritten(group, blocked, unwrittenFrom, unwrittenBecause);
         continue;
       }
@@ -81,27 +81,61 @@ public final class Pipeline {
         }
       } catch (UploadException e) {
         failures.add(failure(group, e));
-        failed += group.recordCount();
+        tally.failed += group.recordCount();
+        tally.failedRetries += Math.max(0, e.attempts() - 1);
+        // An object of this group that did land is not counted: the group will be redelivered.
+        groupObjects.forEach(o -> tally.failedRetries += o.attempts() - 1);
         markUnwritten(group, e, unwrittenFrom, unwrittenBecause);
         if (e.type().affectsWholeBucket()) {
           bucketWide = e;
         }
         continue;
       }
-      objects.addAll(groupObjects);
-      written += encoded.result().rowsWritten();
-      tombstones += encoded.result().tombstonesSkipped();
-      errored += encoded.rejectedCount();
+      tally.objects.addAll(groupObjects);
+      tally.written += encoded.result().rowsWritten();
+      tally.tombstones += encoded.result().tombstonesSkipped();
+      tally.errored += encoded.rejectedCount();
     }
-    return new BatchOutcome(
-        batch.recordCount(),
-        written,
-        errored,
-        tombstones,
-        failed,
-        earliestTimestamp(batch),
-        objects,
-        failures);
+    return new BatchOutcome(tallies.values().stream().map(TopicTally::outcome).toList(), failures);
+  }
+
+  /** Per-topic counts while a batch is archived. */
+  private static final class TopicTally {
+    private final String topic;
+    private int in;
+    private int written;
+    private int errored;
+    private int tombstones;
+    private int failed;
+    private int failedRetries;
+    private long earliest = Long.MAX_VALUE;
+    private final List<WrittenObject> objects = new ArrayList<>();
+
+    TopicTally(String topic) {
+      this.topic = topic;
+    }
+
+    void add(ObjectGroup group) {
+      in += group.recordCount();
+      for (KafkaRecord r : group.records()) {
+        if (r.timestamp() >= 0) {
+          earliest = Math.min(earliest, r.timestamp());
+        }
+      }
+    }
+
+    TopicOutcome outcome() {
+      return new TopicOutcome(
+          topic,
+          in,
+          written,
+          errored,
+          tombstones,
+          failed,
+          earliest == Long.MAX_VALUE ? -1 : earliest,
+          objects,
+          failedRetries);
+    }
   }
 
   /** The failure that stops this group, if it holds records at or after an unwritten offset. */
@@ -242,16 +276,6 @@ public final class Pipeline {
         .forEach(
             (partition, range) -> firstOffsets.put(group.topic() + "-" + partition, range.first()));
     return new BatchOutcome.Failure(group.topic(), firstOffsets, e);
-  }
-
-  private static long earliestTimestamp(KafkaBatch batch) {
-    long earliest = Long.MAX_VALUE;
-    for (KafkaRecord r : batch.records()) {
-      if (r.timestamp() >= 0) {
-        earliest = Math.min(earliest, r.timestamp());
-      }
-    }
-    return earliest == Long.MAX_VALUE ? -1 : earliest;
   }
 
   /** Counts the bytes an encoder writes before compression. */

@@ -34,7 +34,8 @@ public record ArchiverConfig(
     Optional<String> kmsKeyId,
     Optional<URI> endpoint,
     boolean forcePathStyle,
-    boolean reportBatchItemFailures) {
+    boolean reportBatchItemFailures,
+    LogLevel logLevel) {
 
   private static final Pattern BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
   private static final Pattern IP_ADDRESS = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
@@ -126,6 +127,7 @@ public record ArchiverConfig(
     Optional<URI> endpoint = env.optional("AWS_ENDPOINT_URL_S3").map(ArchiverConfig::endpoint);
     boolean pathStyle = env.bool("S3_FORCE_PATH_STYLE", false);
     boolean reportItemFailures = env.bool("REPORT_BATCH_ITEM_FAILURES", false);
+    LogLevel logLevel = env.choice("LOG_LEVEL", LogLevel.class, LogLevel.INFO);
 
     return new ArchiverConfig(
         bucket,
@@ -146,7 +148,8 @@ public record ArchiverConfig(
         kmsKeyId,
         endpoint,
         pathStyle,
-        reportItemFailures);
+        reportItemFailures,
+        logLevel);
   }
 
   /** S3's bucket naming rules for general purpose buckets. */

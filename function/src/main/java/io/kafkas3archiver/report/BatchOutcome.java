@@ -4,29 +4,58 @@ import io.kafkas3archiver.upload.UploadException;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.ToIntFunction;
 
 /**
- * What happened to one batch. Every record in is accounted for: {@code recordsIn = recordsWritten +
- * recordsErrored + tombstonesSkipped + recordsFailed}, where failed records belong to groups whose
- * objects were not written (they will be redelivered).
+ * What happened to one batch, per topic. Every record in is accounted for: {@code recordsIn =
+ * recordsWritten + recordsErrored + tombstonesSkipped + recordsFailed}.
  */
-public record BatchOutcome(
-    int recordsIn,
-    int recordsWritten,
-    int recordsErrored,
-    int tombstonesSkipped,
-    int recordsFailed,
-    long earliestTimestamp,
-    List<WrittenObject> objects,
-    List<Failure> failures) {
+public record BatchOutcome(List<TopicOutcome> topics, List<Failure> failures) {
 
   public BatchOutcome {
-    objects = List.copyOf(objects);
+    topics = List.copyOf(topics);
     failures = List.copyOf(failures);
   }
 
   public boolean succeeded() {
     return failures.isEmpty();
+  }
+
+  public int recordsIn() {
+    return sum(TopicOutcome::recordsIn);
+  }
+
+  public int recordsWritten() {
+    return sum(TopicOutcome::recordsWritten);
+  }
+
+  public int recordsErrored() {
+    return sum(TopicOutcome::recordsErrored);
+  }
+
+  public int tombstonesSkipped() {
+    return sum(TopicOutcome::tombstonesSkipped);
+  }
+
+  public int recordsFailed() {
+    return sum(TopicOutcome::recordsFailed);
+  }
+
+  public int uploadRetries() {
+    return sum(TopicOutcome::uploadRetries);
+  }
+
+  public List<WrittenObject> objects() {
+    return topics.stream().flatMap(t -> t.objects().stream()).toList();
+  }
+
+  /** The earliest record timestamp of the batch, or -1 when no record carried one. */
+  public long earliestTimestamp() {
+    return topics.stream()
+        .mapToLong(TopicOutcome::earliestTimestamp)
+        .filter(t -> t >= 0)
+        .min()
+        .orElse(-1);
   }
 
   /** For each topic-partition that has unwritten records, its first unwritten offset. */
@@ -38,8 +67,8 @@ public record BatchOutcome(
     return offsets;
   }
 
-  public int uploadRetries() {
-    return objects.stream().mapToInt(o -> o.attempts() - 1).sum();
+  private int sum(ToIntFunction<TopicOutcome> count) {
+    return topics.stream().mapToInt(count).sum();
   }
 
   /** A group whose objects could not be written, and why. */

@@ -2,84 +2,118 @@ package io.kafkas3archiver.report;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.kafkas3archiver.config.LogLevel;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 
 /**
- * One structured JSON line per invocation, to stdout (CloudWatch Logs in Lambda). It carries
- * counts, bytes, keys and duration, and for failures a stable {@code errorType} with the advice
- * text.
+ * One structured JSON line per invocation, to stdout (CloudWatch Logs in Lambda): counts, bytes
+ * before and after compression, keys, duration, batch age and retries; for failures a stable {@code
+ * errorType} with the advice text. At DEBUG, one more line per object written. Messages come from
+ * the classifier and never hold credentials.
  */
 public final class InvocationLog {
   private static final JsonFactory FACTORY = new JsonFactory();
   private final PrintStream out;
   private final String title;
+  private final LogLevel threshold;
 
-  public InvocationLog(PrintStream out, String title) {
+  public InvocationLog(PrintStream out, String title, LogLevel threshold) {
     this.out = out;
     this.title = title;
+    this.threshold = threshold;
   }
 
   public void batch(
       String requestId, String eventSource, BatchOutcome o, long durationMs, long nowMillis) {
-    StringWriter line = new StringWriter(256);
-    try (JsonGenerator g = FACTORY.createGenerator(line)) {
-      g.writeStartObject();
-      g.writeStringField("level", o.succeeded() ? "INFO" : "ERROR");
-      g.writeStringField("message", o.succeeded() ? "batch archived" : "batch not fully archived");
-      g.writeStringField("title", title);
-      g.writeStringField("requestId", requestId);
-      g.writeStringField("eventSource", eventSource);
-      g.writeNumberField("recordsIn", o.recordsIn());
-      g.writeNumberField("recordsWritten", o.recordsWritten());
-      g.writeNumberField("recordsErrored", o.recordsErrored());
-      g.writeNumberField("tombstonesSkipped", o.tombstonesSkipped());
-      g.writeNumberField("recordsFailed", o.recordsFailed());
-      g.writeNumberField("objectsWritten", o.objects().size());
-      g.writeNumberField(
-          "bytesBeforeCompression", o.objects().stream().mapToLong(WrittenObject::rawBytes).sum());
-      g.writeNumberField(
-          "bytesWritten", o.objects().stream().mapToLong(WrittenObject::bytes).sum());
-      g.writeNumberField("uploadRetries", o.uploadRetries());
-      if (o.earliestTimestamp() >= 0) {
-        g.writeNumberField("batchAgeMs", Math.max(0, nowMillis - o.earliestTimestamp()));
-      }
-      g.writeNumberField("durationMs", durationMs);
-      g.writeArrayFieldStart("keys");
+    if (threshold.allows(LogLevel.DEBUG)) {
       for (WrittenObject w : o.objects()) {
-        g.writeString(w.key());
+        write(
+            LogLevel.DEBUG,
+            "object written",
+            requestId,
+            g -> {
+              g.writeStringField("key", w.key());
+              g.writeStringField("kind", w.kind().name());
+              g.writeNumberField("rows", w.rows());
+              g.writeNumberField("bytesBeforeCompression", w.rawBytes());
+              g.writeNumberField("bytes", w.bytes());
+              g.writeNumberField("attempts", w.attempts());
+              g.writeNumberField("uploadMillis", w.millis());
+            });
       }
-      g.writeEndArray();
-      if (!o.succeeded()) {
-        var first = o.failures().get(0).error();
-        g.writeStringField("errorType", first.type().label());
-        g.writeStringField("error", first.getMessage());
-        g.writeObjectFieldStart("failedTopicPartitions");
-        for (var e : o.firstUnwrittenOffsets().entrySet()) {
-          g.writeNumberField(e.getKey(), e.getValue());
-        }
-        g.writeEndObject();
-      }
-      g.writeEndObject();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
-    out.println(line);
+    LogLevel level = o.succeeded() ? LogLevel.INFO : LogLevel.ERROR;
+    write(
+        level,
+        o.succeeded() ? "batch archived" : "batch not fully archived",
+        requestId,
+        g -> {
+          g.writeStringField("eventSource", eventSource);
+          g.writeNumberField("recordsIn", o.recordsIn());
+          g.writeNumberField("recordsWritten", o.recordsWritten());
+          g.writeNumberField("recordsErrored", o.recordsErrored());
+          g.writeNumberField("tombstonesSkipped", o.tombstonesSkipped());
+          g.writeNumberField("recordsFailed", o.recordsFailed());
+          g.writeNumberField("objectsWritten", o.objects().size());
+          g.writeNumberField(
+              "bytesBeforeCompression",
+              o.objects().stream().mapToLong(WrittenObject::rawBytes).sum());
+          g.writeNumberField(
+              "bytesWritten", o.objects().stream().mapToLong(WrittenObject::bytes).sum());
+          g.writeNumberField("uploadRetries", o.uploadRetries());
+          if (o.earliestTimestamp() >= 0) {
+            g.writeNumberField("batchAgeMs", Math.max(0, nowMillis - o.earliestTimestamp()));
+          }
+          g.writeNumberField("durationMs", durationMs);
+          g.writeArrayFieldStart("keys");
+          for (WrittenObject w : o.objects()) {
+            g.writeString(w.key());
+          }
+          g.writeEndArray();
+          if (!o.succeeded()) {
+            var first = o.failures().get(0).error();
+            g.writeStringField("errorType", first.type().label());
+            g.writeStringField("error", first.getMessage());
+            g.writeObjectFieldStart("failedTopicPartitions");
+            for (var e : o.firstUnwrittenOffsets().entrySet()) {
+              g.writeNumberField(e.getKey(), e.getValue());
+            }
+            g.writeEndObject();
+          }
+        });
   }
 
-  /** A failure before any object was attempted (a bad event). */
+  /** A failure before any object was attempted (a bad event, an unknown action). */
   public void rejectedEvent(String requestId, String errorType, String message) {
+    write(
+        LogLevel.ERROR,
+        "invocation rejected",
+        requestId,
+        g -> {
+          g.writeStringField("errorType", errorType);
+          g.writeStringField("error", message);
+        });
+  }
+
+  private interface Fields {
+    void write(JsonGenerator g) throws IOException;
+  }
+
+  private void write(LogLevel level, String message, String requestId, Fields fields) {
+    if (!threshold.allows(level)) {
+      return;
+    }
     StringWriter line = new StringWriter(256);
     try (JsonGenerator g = FACTORY.createGenerator(line)) {
       g.writeStartObject();
-      g.writeStringField("level", "ERROR");
-      g.writeStringField("message", "invocation rejected");
+      g.writeStringField("level", level.name());
+      g.writeStringField("message", message);
       g.writeStringField("title", title);
       g.writeStringField("requestId", requestId);
-      g.writeStringField("errorType", errorType);
-      g.writeStringField("error", message);
+      fields.write(g);
       g.writeEndObject();
     } catch (IOException e) {
       throw new UncheckedIOException(e);

@@ -28,22 +28,61 @@ public final class S3ObjectStore implements ObjectStore {
   private final S3Client s3;
   private final ArchiverConfig config;
   private final ErrorClassifier classifier;
+  private final CredentialsSource credentials;
 
   public S3ObjectStore(S3Client s3, ArchiverConfig config, ErrorClassifier classifier) {
+    this(s3, config, classifier, null);
+  }
+
+  /**
+   * With a credentials source, a rejection of the keys (InvalidAccessKeyId, SignatureDoesNotMatch)
+   * makes the source re-read them once per invocation, then the put is retried at once.
+   */
+  public S3ObjectStore(
+      S3Client s3,
+      ArchiverConfig config,
+      ErrorClassifier classifier,
+      CredentialsSource credentials) {
     this.s3 = s3;
     this.config = config;
     this.classifier = classifier;
+    this.credentials = credentials;
+  }
+
+  /** A store over fixed credentials (tests, the local run): no re-reading on rejection. */
+  public static S3ObjectStore create(ArchiverConfig config, AwsCredentialsProvider credentials) {
+    return new S3ObjectStore(S3Clients.build(config, credentials), config, classifier(config));
   }
 
   /** The store the handler uses: the client, the classifier and the retry loop, from config. */
-  public static S3ObjectStore create(ArchiverConfig config, AwsCredentialsProvider credentials) {
+  public static S3ObjectStore create(ArchiverConfig config, CredentialsSource credentials) {
     var classifier =
         new ErrorClassifier(
             config.bucketName(),
             config.bucketRegion(),
             S3Clients.endpointName(config),
-            config.keyPrefix());
-    return new S3ObjectStore(S3Clients.build(config, credentials), config, classifier);
+            config.keyPrefix(),
+            credentials.rejectionAdvice());
+    return new S3ObjectStore(
+        S3Clients.build(config, credentials.provider()), config, classifier, credentials);
+  }
+
+  /** The classifier for this configuration's bucket, region, endpoint and prefix. */
+  public static ErrorClassifier classifier(ArchiverConfig config) {
+    return new ErrorClassifier(
+        config.bucketName(),
+        config.bucketRegion(),
+        S3Clients.endpointName(config),
+        config.keyPrefix());
+  }
+
+  /** The client this store writes with (shared with the preflight check). */
+  public S3Client client() {
+    return s3;
+  }
+
+  public ErrorClassifier classifier() {
+    return classifier;
   }
 
   @Override
@@ -51,6 +90,7 @@ public final class S3ObjectStore implements ObjectStore {
       throws UploadException {
     long started = System.nanoTime();
     String md5 = contentMd5(body);
+    boolean reread = false;
     for (int attempt = 1; ; attempt++) {
       long budget = deadline.remainingMillis() - SAFETY_MARGIN_MILLIS;
       if (budget <= 0) {
@@ -63,6 +103,22 @@ public final class S3ObjectStore implements ObjectStore {
         return new PutResult(attempt, (System.nanoTime() - started) / 1_000_000);
       } catch (SdkException e) {
         UploadException failure = classifier.classify(e, key, attempt);
+        if (failure.type() == ErrorType.INVALID_CREDENTIALS && credentials != null) {
+          if (!reread && rereadCredentials(key, attempt)) {
+            // The keys may have been rotated: retry at once with the fresh ones.
+            reread = true;
+            continue;
+          }
+          if (reread) {
+            throw new UploadException(
+                failure.type(),
+                failure.getMessage()
+                    + ". The credentials were re-read once in this invocation and were"
+                    + " rejected again",
+                attempt,
+                failure.getCause());
+          }
+        }
         long backoff = backoff(attempt);
         boolean timeLeft = deadline.remainingMillis() - SAFETY_MARGIN_MILLIS > backoff + 500;
         if (!failure.type().retryable() || attempt >= MAX_ATTEMPTS || !timeLeft) {
@@ -70,6 +126,15 @@ public final class S3ObjectStore implements ObjectStore {
         }
         sleep(backoff);
       }
+    }
+  }
+
+  /** Asks the source for fresh credentials; a failure to get them is classified like any other. */
+  private boolean rereadCredentials(String key, int attempt) throws UploadException {
+    try {
+      return credentials.refreshAfterRejection();
+    } catch (SdkException e) {
+      throw classifier.classify(e, key, attempt);
     }
   }
 

@@ -1,0 +1,20 @@
+package io.kafkas3archiver.config;
+
+import java.util.Locale;
+
+/** {@code LOG_LEVEL}: the least severe log line written. */
+public enum LogLevel implements ConfigChoice {
+  DEBUG,
+  INFO,
+  WARN,
+  ERROR;
+
+  @Override
+  public String configName() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+
+  public boolean allows(LogLevel line) {
+    return line.ordinal() >= ordinal();
+  }
+}
