@@ -240,7 +240,16 @@ public final class ErrorClassifier {
           "RequestLimitExceeded",
           "TooManyRequestsException" ->
           ErrorType.THROTTLED;
-      case "RequestTimeout", "RequestTimeTooSkewed", "InternalServiceError", "InternalFailure" ->
+      // BadDigest ... IncompleteBody: the body arrived damaged or short (a corruption or cut in
+      // transit); the next attempt sends the same bytes again, so these are transient.
+      case "RequestTimeout",
+          "RequestTimeTooSkewed",
+          "InternalServiceError",
+          "InternalFailure",
+          "BadDigest",
+          "XAmzContentSHA256Mismatch",
+          "XAmzContentChecksumMismatch",
+          "IncompleteBody" ->
           ErrorType.SERVER_ERROR;
       default -> {
         if (status == 301 || status == 307) {

@@ -1,7 +1,10 @@
 package io.kafkas3archiver.upload;
 
 import io.kafkas3archiver.config.ArchiverConfig;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.concurrent.ThreadLocalRandom;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -86,6 +89,7 @@ public final class S3ObjectStore implements ObjectStore {
   public PutResult put(String key, byte[] body, String contentType, Deadline deadline)
       throws UploadException {
     long started = System.nanoTime();
+    String md5 = contentMd5(body);
     boolean reread = false;
     for (int attempt = 1; ; attempt++) {
       long budget = deadline.remainingMillis() - SAFETY_MARGIN_MILLIS;
@@ -94,7 +98,7 @@ public final class S3ObjectStore implements ObjectStore {
       }
       try {
         s3.putObject(
-            request(key, body.length, contentType, Math.min(budget, MAX_ATTEMPT_MILLIS)),
+            request(key, body.length, md5, contentType, Math.min(budget, MAX_ATTEMPT_MILLIS)),
             RequestBody.fromBytes(body));
         return new PutResult(attempt, (System.nanoTime() - started) / 1_000_000);
       } catch (SdkException e) {
@@ -134,13 +138,15 @@ public final class S3ObjectStore implements ObjectStore {
     }
   }
 
-  private PutObjectRequest request(String key, long length, String contentType, long timeout) {
+  private PutObjectRequest request(
+      String key, long length, String md5, String contentType, long timeout) {
     PutObjectRequest.Builder b =
         PutObjectRequest.builder()
             .bucket(config.bucketName())
             .key(key)
             .contentType(contentType)
             .contentLength(length)
+            .contentMD5(md5)
             .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofMillis(timeout)));
     config
         .sse()
@@ -150,6 +156,20 @@ public final class S3ObjectStore implements ObjectStore {
               config.kmsKeyId().ifPresent(b::ssekmsKeyId);
             });
     return b.build();
+  }
+
+  /**
+   * Content-MD5 makes S3 (and every S3-compatible server) refuse a body that was cut or corrupted
+   * on the way, so a truncated object can never land under its final key. The SDK's own checksum
+   * (CRC32) covers this too, but only while checksum calculation stays on; this one holds whatever
+   * the client's checksum or payload-signing settings are.
+   */
+  static String contentMd5(byte[] body) {
+    try {
+      return Base64.getEncoder().encodeToString(MessageDigest.getInstance("MD5").digest(body));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JVM has MD5", e);
+    }
   }
 
   private static long backoff(int attempt) {
