@@ -1,6 +1,7 @@
 package io.kafkas3archiver.infra;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -148,7 +149,9 @@ final class Monitoring {
             .metric(
                 MathExpression.Builder.create()
                     .expression(STALLED_EXPRESSION)
-                    .usingMetrics(Map.of("lag", offsetLag, "objects", objectsWritten))
+                    // Ordered: Map.of iterates in a per-JVM random order, and so would the
+                    // template.
+                    .usingMetrics(orderedMap("lag", offsetLag, "objects", objectsWritten))
                     .label("OffsetLag grows, no ObjectsWritten")
                     .period(PERIOD)
                     .build())
@@ -266,6 +269,13 @@ final class Monitoring {
         .statistic(statistic)
         .period(PERIOD)
         .build();
+  }
+
+  private static Map<String, IMetric> orderedMap(String k1, IMetric v1, String k2, IMetric v2) {
+    Map<String, IMetric> m = new LinkedHashMap<>();
+    m.put(k1, v1);
+    m.put(k2, v2);
+    return m;
   }
 
   private static GraphWidget graph(String title, List<IMetric> metrics) {

@@ -184,7 +184,7 @@ class SamParityTest {
                 id,
                 String.join(
                     " | ",
-                    String.valueOf(Templates.alarmMetrics(a)),
+                    String.valueOf(Templates.alarmMetrics(a).stream().sorted().toList()),
                     String.valueOf(Templates.alarmExpression(a)),
                     String.valueOf(a.get("ComparisonOperator")),
                     number(a.get("Threshold")),
