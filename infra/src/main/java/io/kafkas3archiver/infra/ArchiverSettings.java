@@ -86,7 +86,10 @@ public record ArchiverSettings(
     int logRetentionDays,
     // monitoring
     long offsetLagThreshold,
+    int uploadRetriesThreshold,
+    int batchAgeThresholdMs,
     Optional<String> alarmTopicArn,
+    boolean tracing,
     // Athena
     boolean athena,
     String glueDatabaseName,
@@ -172,7 +175,10 @@ public record ArchiverSettings(
           "architecture",
           "logRetentionDays",
           "offsetLagThreshold",
+          "uploadRetriesThreshold",
+          "batchAgeThresholdMs",
           "alarmTopicArn",
+          "tracing",
           "athena",
           "glueDatabaseName",
           "athenaTableName",
@@ -239,6 +245,9 @@ public record ArchiverSettings(
     range("batchingWindowSeconds", batchingWindowSeconds, 0, 300);
     range("memorySize", memorySize, 128, 10_240);
     range("timeoutSeconds", timeoutSeconds, 1, 900);
+    range("uploadRetriesThreshold", uploadRetriesThreshold, 0, 1_000_000);
+    // A batch may wait up to the batching window (at most 5 min) before it is invoked at all.
+    range("batchAgeThresholdMs", batchAgeThresholdMs, 60_000, 604_800_000);
     if (retryAttempts != -1) {
       range("retryAttempts", retryAttempts, 0, 10_000);
     }
@@ -404,7 +413,10 @@ public record ArchiverSettings(
         r.choice("architecture", "arm64", "arm64", "x86_64"),
         r.integer("logRetentionDays", 30),
         r.integer("offsetLagThreshold", 100_000),
+        r.integer("uploadRetriesThreshold", 10),
+        r.integer("batchAgeThresholdMs", 900_000),
         r.arn("alarmTopicArn"),
+        r.bool("tracing", false),
         r.bool("athena", false),
         r.string("glueDatabaseName", sqlName(title)),
         r.string("athenaTableName", sqlName(inputTopic)),

@@ -29,6 +29,7 @@ import software.amazon.awscdk.services.lambda.Code;
 import software.amazon.awscdk.services.lambda.Function;
 import software.amazon.awscdk.services.lambda.Runtime;
 import software.amazon.awscdk.services.lambda.SnapStartConf;
+import software.amazon.awscdk.services.lambda.Tracing;
 import software.amazon.awscdk.services.logs.LogGroup;
 import software.amazon.awscdk.services.logs.RetentionDays;
 import software.amazon.awscdk.services.s3.BlockPublicAccess;
@@ -137,8 +138,25 @@ public final class ArchiverStack extends Stack {
             .logGroup(logGroup)
             .snapStart(SnapStartConf.ON_PUBLISHED_VERSIONS)
             .environment(environment(s, credentialsSecretArn, key))
+            // Off by default: X-Ray costs per trace and the function adds no X-Ray SDK, so a trace
+            // shows the invocation and its init/restore, not the single S3 calls (README, Deploy).
+            .tracing(s.tracing() ? Tracing.ACTIVE : null)
             .build();
     function.getNode().addDependency(archivePolicy);
+    if (s.tracing()) {
+      NagSuppressions.addResourceSuppressions(
+          role,
+          List.of(
+              NagPackSuppression.builder()
+                  .id("AwsSolutions-IAM5")
+                  .appliesTo(List.of("Resource::*"))
+                  .reason(
+                      "Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords, which"
+                          + " CDK adds for tracing=true, support no resource-level permissions"
+                          + " (only Resource *).")
+                  .build()),
+          true);
+    }
     NagSuppressions.addResourceSuppressions(
         function,
         List.of(

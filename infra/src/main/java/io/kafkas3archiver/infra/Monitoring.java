@@ -1,17 +1,24 @@
 package io.kafkas3archiver.infra;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import software.amazon.awscdk.Duration;
 import software.amazon.awscdk.services.cloudwatch.Alarm;
+import software.amazon.awscdk.services.cloudwatch.AlarmStatusWidget;
 import software.amazon.awscdk.services.cloudwatch.AlarmWidget;
 import software.amazon.awscdk.services.cloudwatch.ComparisonOperator;
 import software.amazon.awscdk.services.cloudwatch.Dashboard;
 import software.amazon.awscdk.services.cloudwatch.GraphWidget;
+import software.amazon.awscdk.services.cloudwatch.HorizontalAnnotation;
+import software.amazon.awscdk.services.cloudwatch.IAlarm;
+import software.amazon.awscdk.services.cloudwatch.IMetric;
 import software.amazon.awscdk.services.cloudwatch.IWidget;
+import software.amazon.awscdk.services.cloudwatch.MathExpression;
 import software.amazon.awscdk.services.cloudwatch.Metric;
+import software.amazon.awscdk.services.cloudwatch.MetricOptions;
 import software.amazon.awscdk.services.cloudwatch.TreatMissingData;
 import software.amazon.awscdk.services.cloudwatch.actions.SnsAction;
 import software.amazon.awscdk.services.lambda.Alias;
@@ -21,10 +28,23 @@ import software.amazon.awscdk.services.sqs.Queue;
 import software.constructs.Construct;
 
 /**
- * Alarms on function errors, throttles and the mapping's OffsetLag (plus the on-failure queue), and
- * one dashboard of the same. The custom EMF metrics are added by the observability issue.
+ * Alarms and one dashboard. From Lambda: function errors, throttles, the mapping's OffsetLag, the
+ * on-failure queue. From the function's own EMF metrics (namespace KafkaS3Archiver, dimension
+ * Title): records sent to error objects, upload retries, batch age, and "nothing archived while the
+ * lag grows". template.yaml declares the same alarms under the same logical ids (SamParityTest).
  */
 final class Monitoring {
+  static final Duration PERIOD = Duration.minutes(5);
+
+  /**
+   * The stall alarm's expression. One metric-math alarm rather than a composite of two alarms: both
+   * conditions are evaluated on the same 5-minute periods (a composite combines two alarm states
+   * that each have their own window and missing-data rules), FILL turns a period without any
+   * invocation into ObjectsWritten 0 (the case that matters most: nothing is invoked at all), and
+   * it is one alarm to pay for and to route. DIFF(lag) > 0: the lag rose since the previous period.
+   */
+  static final String STALLED_EXPRESSION = "IF(DIFF(lag) > 0 AND FILL(objects, 0) == 0, 1, 0)";
+
   private Monitoring() {}
 
   static void create(
@@ -33,9 +53,8 @@ final class Monitoring {
       Function function,
       Alias alias,
       Optional<Queue> failureQueue) {
-    Duration period = Duration.minutes(5);
-    Metric errors = function.metricErrors().with(stat("Sum", period));
-    Metric throttles = function.metricThrottles().with(stat("Sum", period));
+    Metric errors = function.metricErrors().with(stat("Sum"));
+    Metric throttles = function.metricThrottles().with(stat("Sum"));
     // OffsetLag: records between the topic's end and the mapping's committed offset.
     Metric offsetLag =
         Metric.Builder.create()
@@ -43,8 +62,12 @@ final class Monitoring {
             .metricName("OffsetLag")
             .dimensionsMap(Map.of("FunctionName", function.getFunctionName()))
             .statistic("Maximum")
-            .period(period)
+            .period(PERIOD)
             .build();
+    Metric recordsErrored = emf(s, ArchiverMetrics.RECORDS_ERRORED, "Sum");
+    Metric uploadRetries = emf(s, ArchiverMetrics.UPLOAD_RETRIES, "Sum");
+    Metric batchAge = emf(s, ArchiverMetrics.BATCH_AGE_MS, "Maximum");
+    Metric objectsWritten = emf(s, ArchiverMetrics.OBJECTS_WRITTEN, "Sum");
 
     List<Alarm> alarms = new ArrayList<>();
     alarms.add(
@@ -63,7 +86,7 @@ final class Monitoring {
             1,
             1,
             "Function throttled: the mapping cannot invoke it (" + s.title() + ")"));
-    alarms.add(
+    Alarm lagAlarm =
         alarm(
             scope,
             "OffsetLagAlarm",
@@ -74,14 +97,83 @@ final class Monitoring {
                 + s.offsetLagThreshold()
                 + " records for 15 minutes ("
                 + s.title()
-                + ")"));
+                + ")");
+    alarms.add(lagAlarm);
+    // RecordsErrored > 0: any record that went to an error object (DESIGN §4) needs a look.
+    alarms.add(
+        Alarm.Builder.create(scope, "RecordsErroredAlarm")
+            .metric(recordsErrored)
+            .threshold(0)
+            .evaluationPeriods(1)
+            .datapointsToAlarm(1)
+            .comparisonOperator(ComparisonOperator.GREATER_THAN_THRESHOLD)
+            .treatMissingData(TreatMissingData.NOT_BREACHING)
+            .alarmDescription(
+                "Records could not be written in the chosen format and went to error objects"
+                    + " under <prefix>/_errors/ ("
+                    + s.title()
+                    + ")")
+            .build());
+    alarms.add(
+        Alarm.Builder.create(scope, "UploadRetriesAlarm")
+            .metric(uploadRetries)
+            .threshold(s.uploadRetriesThreshold())
+            .evaluationPeriods(1)
+            .datapointsToAlarm(1)
+            .comparisonOperator(ComparisonOperator.GREATER_THAN_THRESHOLD)
+            .treatMissingData(TreatMissingData.NOT_BREACHING)
+            .alarmDescription(
+                "S3 uploads are being retried: more than "
+                    + s.uploadRetriesThreshold()
+                    + " retries in 5 minutes (SlowDown, 5xx, timeouts) ("
+                    + s.title()
+                    + ")")
+            .build());
+    alarms.add(
+        Alarm.Builder.create(scope, "BatchAgeAlarm")
+            .metric(batchAge)
+            .threshold(s.batchAgeThresholdMs())
+            .evaluationPeriods(3)
+            .datapointsToAlarm(3)
+            .comparisonOperator(ComparisonOperator.GREATER_THAN_THRESHOLD)
+            .treatMissingData(TreatMissingData.NOT_BREACHING)
+            .alarmDescription(
+                "Records reach the archive late: BatchAgeMs above "
+                    + s.batchAgeThresholdMs()
+                    + " ms for 15 minutes ("
+                    + s.title()
+                    + ")")
+            .build());
+    alarms.add(
+        Alarm.Builder.create(scope, "ArchiveStalledAlarm")
+            .metric(
+                MathExpression.Builder.create()
+                    .expression(STALLED_EXPRESSION)
+                    // Ordered: Map.of iterates in a per-JVM random order, and so would the
+                    // template.
+                    .usingMetrics(orderedMap("lag", offsetLag, "objects", objectsWritten))
+                    .label("OffsetLag grows, no ObjectsWritten")
+                    .period(PERIOD)
+                    .build())
+            .threshold(1)
+            // Two of three periods: a bursty producer may leave the lag flat for one period.
+            .evaluationPeriods(3)
+            .datapointsToAlarm(2)
+            .comparisonOperator(ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+            .treatMissingData(TreatMissingData.NOT_BREACHING)
+            .alarmDescription(
+                "Nothing is archived while the topic moves on: OffsetLag grew and no"
+                    + " ObjectsWritten in 2 of 3 5-minute periods ("
+                    + s.title()
+                    + ")")
+            .build());
     failureQueue.ifPresent(
         q ->
             alarms.add(
                 alarm(
                     scope,
                     "FailedBatchesAlarm",
-                    q.metricApproximateNumberOfMessagesVisible().with(stat("Maximum", period)),
+                    q.metricApproximateNumberOfMessagesVisible().with(stat("Maximum")),
                     1,
                     1,
                     "The mapping gave up on a batch: its offsets are in the on-failure queue;"
@@ -101,39 +193,93 @@ final class Monitoring {
 
     List<IWidget> row1 = new ArrayList<>();
     row1.add(
-        GraphWidget.Builder.create()
-            .title("Invocations, errors, throttles")
-            .left(
-                List.of(function.metricInvocations().with(stat("Sum", period)), errors, throttles))
-            .width(12)
-            .build());
-    row1.add(
-        GraphWidget.Builder.create()
-            .title("OffsetLag (records)")
-            .left(List.of(offsetLag))
-            .width(12)
-            .build());
+        graph(
+            "Invocations, errors, throttles",
+            List.of(function.metricInvocations().with(stat("Sum")), errors, throttles)));
+    row1.add(graph("OffsetLag (records)", List.of(offsetLag)));
     List<IWidget> row2 = new ArrayList<>();
     row2.add(
+        graph(
+            "Duration (ms)",
+            List.of(
+                function.metricDuration().with(stat("p50")),
+                function.metricDuration().with(stat("p99")),
+                function.metricDuration().with(stat("Maximum")))));
+    row2.add(
+        AlarmWidget.Builder.create().title("OffsetLag alarm").alarm(lagAlarm).width(12).build());
+    List<IWidget> row3 = new ArrayList<>();
+    row3.add(
+        graph(
+            "Records (sum per 5 min)",
+            List.of(
+                emf(s, ArchiverMetrics.RECORDS_IN, "Sum"),
+                emf(s, ArchiverMetrics.RECORDS_WRITTEN, "Sum"),
+                recordsErrored,
+                emf(s, ArchiverMetrics.TOMBSTONES_SKIPPED, "Sum"))));
+    row3.add(
         GraphWidget.Builder.create()
-            .title("Duration (ms)")
-            .left(
-                List.of(
-                    function.metricDuration().with(stat("p50", period)),
-                    function.metricDuration().with(stat("p99", period)),
-                    function.metricDuration().with(stat("Maximum", period))))
+            .title("Objects and bytes written (sum per 5 min)")
+            .left(List.of(objectsWritten))
+            .right(List.of(emf(s, ArchiverMetrics.BYTES_WRITTEN, "Sum")))
             .width(12)
             .build());
-    row2.add(
-        AlarmWidget.Builder.create()
-            .title("OffsetLag alarm")
-            .alarm(alarms.get(2))
+    List<IWidget> row4 = new ArrayList<>();
+    row4.add(
+        GraphWidget.Builder.create()
+            .title("Upload latency (ms) and retries")
+            .left(
+                List.of(
+                    emf(s, ArchiverMetrics.UPLOAD_LATENCY, "p50"),
+                    emf(s, ArchiverMetrics.UPLOAD_LATENCY, "p99"),
+                    emf(s, ArchiverMetrics.UPLOAD_LATENCY, "Maximum")))
+            .right(List.of(uploadRetries))
             .width(12)
+            .build());
+    row4.add(
+        GraphWidget.Builder.create()
+            .title("Batch age (ms)")
+            .left(List.of(batchAge, emf(s, ArchiverMetrics.BATCH_AGE_MS, "Average")))
+            .leftAnnotations(
+                List.of(
+                    HorizontalAnnotation.builder()
+                        .label("BatchAge alarm")
+                        .value(s.batchAgeThresholdMs())
+                        .build()))
+            .width(12)
+            .build());
+    List<IWidget> row5 = new ArrayList<>();
+    row5.add(
+        AlarmStatusWidget.Builder.create()
+            .title("Alarms")
+            .alarms(List.<IAlarm>copyOf(alarms))
+            .width(24)
             .build());
     Dashboard.Builder.create(scope, "Dashboard")
         .dashboardName(dashboardName(s.title()))
-        .widgets(List.of(row1, row2))
+        .widgets(List.of(row1, row2, row3, row4, row5))
         .build();
+  }
+
+  /** One of the function's EMF metrics, connector-wide (dimension Title). */
+  static Metric emf(ArchiverSettings s, ArchiverMetrics metric, String statistic) {
+    return Metric.Builder.create()
+        .namespace(ArchiverMetrics.NAMESPACE)
+        .metricName(metric.metricName())
+        .dimensionsMap(Map.of(ArchiverMetrics.TITLE_DIMENSION, s.title()))
+        .statistic(statistic)
+        .period(PERIOD)
+        .build();
+  }
+
+  private static Map<String, IMetric> orderedMap(String k1, IMetric v1, String k2, IMetric v2) {
+    Map<String, IMetric> m = new LinkedHashMap<>();
+    m.put(k1, v1);
+    m.put(k2, v2);
+    return m;
+  }
+
+  private static GraphWidget graph(String title, List<IMetric> metrics) {
+    return GraphWidget.Builder.create().title(title).left(metrics).width(12).build();
   }
 
   private static Alarm alarm(
@@ -149,12 +295,8 @@ final class Monitoring {
         .build();
   }
 
-  private static software.amazon.awscdk.services.cloudwatch.MetricOptions stat(
-      String statistic, Duration period) {
-    return software.amazon.awscdk.services.cloudwatch.MetricOptions.builder()
-        .statistic(statistic)
-        .period(period)
-        .build();
+  private static MetricOptions stat(String statistic) {
+    return MetricOptions.builder().statistic(statistic).period(PERIOD).build();
   }
 
   /** Dashboard names allow letters, digits, - and _. */

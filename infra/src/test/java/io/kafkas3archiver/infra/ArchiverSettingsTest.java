@@ -143,4 +143,24 @@ class ArchiverSettingsTest {
     assertThatThrownBy(() -> ArchiverSettings.from(c))
         .hasMessageContaining("legal values: DEBUG, INFO, WARN, ERROR");
   }
+
+  @Test
+  void shouldDefaultToTracingOffAndTheDocumentedAlarmThresholds() {
+    ArchiverSettings s = ArchiverSettings.from(new LinkedHashMap<>(Fixtures.mskDefaults()));
+    assertThat(s)
+        .extracting(
+            ArchiverSettings::tracing,
+            ArchiverSettings::uploadRetriesThreshold,
+            ArchiverSettings::batchAgeThresholdMs)
+        .containsExactly(false, 10, 900_000);
+  }
+
+  @Test
+  void shouldRejectABatchAgeThresholdBelowOneMinute() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("batchAgeThresholdMs", "30000");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessageContaining("batchAgeThresholdMs=30000")
+        .hasMessageContaining("60000..604800000");
+  }
 }

@@ -35,11 +35,15 @@ class ArchiverStackTest {
 
   static Template template;
   static List<Templates.Statement> policies;
+  static Map<String, Map<String, Object>> alarms;
+  static List<Templates.DashboardMetric> dashboard;
 
   @BeforeAll
   static void synthesize() {
     template = Template.fromStack(Fixtures.stack(Fixtures.mskDefaults()));
     policies = Templates.statements(template);
+    alarms = Templates.alarms(Templates.resources(template));
+    dashboard = Templates.dashboardMetrics(Templates.dashboardBody(template));
   }
 
   // --- bucket
@@ -435,6 +439,98 @@ class ArchiverStackTest {
   void shouldGraphTheSameMetricsOnOneDashboard() {
     assertThat(Templates.dashboardBody(template))
         .contains("\"Errors\"", "\"Throttles\"", "\"OffsetLag\"", "\"Duration\"");
+  }
+
+  @Test
+  void shouldAlarmWhenAnyRecordGoesToAnErrorObject() {
+    assertThat(Templates.alarmMetrics(alarms.get("RecordsErroredAlarm")))
+        .containsExactly("KafkaS3Archiver RecordsErrored {Title=S3_Event_Archive_Prod} Sum 300");
+  }
+
+  @Test
+  void shouldAlarmOnRecordsErroredAboveZero() {
+    assertThat(alarms.get("RecordsErroredAlarm"))
+        .containsEntry("ComparisonOperator", "GreaterThanThreshold")
+        .containsEntry("Threshold", 0);
+  }
+
+  @Test
+  void shouldAlarmOnUploadRetriesSummedOver5Minutes() {
+    assertThat(Templates.alarmMetrics(alarms.get("UploadRetriesAlarm")))
+        .containsExactly("KafkaS3Archiver UploadRetries {Title=S3_Event_Archive_Prod} Sum 300");
+  }
+
+  @Test
+  void shouldAlarmOnMoreThan10UploadRetriesByDefault() {
+    assertThat(alarms.get("UploadRetriesAlarm"))
+        .containsEntry("ComparisonOperator", "GreaterThanThreshold")
+        .containsEntry("Threshold", 10);
+  }
+
+  @Test
+  void shouldAlarmOnTheMaximumBatchAge() {
+    assertThat(Templates.alarmMetrics(alarms.get("BatchAgeAlarm")))
+        .containsExactly("KafkaS3Archiver BatchAgeMs {Title=S3_Event_Archive_Prod} Maximum 300");
+  }
+
+  @Test
+  void shouldAlarmOnBatchAgeAbove15MinutesFor15MinutesByDefault() {
+    assertThat(alarms.get("BatchAgeAlarm"))
+        .containsEntry("Threshold", 900000)
+        .containsEntry("EvaluationPeriods", 3)
+        .containsEntry("DatapointsToAlarm", 3);
+  }
+
+  @Test
+  void shouldAlarmOnOffsetLagAndObjectsWrittenTogether() {
+    assertThat(Templates.alarmMetrics(alarms.get("ArchiveStalledAlarm")))
+        .containsExactlyInAnyOrder(
+            "lag=AWS/Lambda OffsetLag {FunctionName=${Function}} Maximum 300",
+            "objects=KafkaS3Archiver ObjectsWritten {Title=S3_Event_Archive_Prod} Sum 300");
+  }
+
+  @Test
+  void shouldAlarmWhenTheLagGrowsAndNoObjectIsWritten() {
+    assertThat(Templates.alarmExpression(alarms.get("ArchiveStalledAlarm")))
+        .isEqualTo("IF(DIFF(lag) > 0 AND FILL(objects, 0) == 0, 1, 0)");
+  }
+
+  @Test
+  void shouldGraphEveryFunctionMetricOnTheDashboard() {
+    assertThat(
+            dashboard.stream()
+                .filter(m -> m.namespace().equals("KafkaS3Archiver"))
+                .filter(m -> m.dimensions().equals(Map.of("Title", "S3_Event_Archive_Prod")))
+                .map(Templates.DashboardMetric::metricName)
+                .distinct())
+        .containsExactlyInAnyOrder(
+            "RecordsIn",
+            "RecordsWritten",
+            "RecordsErrored",
+            "TombstonesSkipped",
+            "ObjectsWritten",
+            "BytesWritten",
+            "UploadLatency",
+            "BatchAgeMs",
+            "UploadRetries");
+  }
+
+  @Test
+  void shouldShowEveryAlarmOnTheDashboard() {
+    assertThat(Templates.dashboardAlarms(Templates.dashboardBody(template)))
+        .containsAll(alarms.keySet().stream().map(id -> "${" + id + ".Arn}").toList());
+  }
+
+  @Test
+  void shouldLeaveTracingOffByDefault() {
+    template.hasResourceProperties(
+        "AWS::Lambda::Function",
+        Map.of("Handler", ArchiverStack.HANDLER, "TracingConfig", Match.absent()));
+  }
+
+  @Test
+  void shouldGrantNoXrayWithoutTracing() {
+    assertThat(Templates.allActions(policies)).noneMatch(a -> a.startsWith("xray:"));
   }
 
   @Test

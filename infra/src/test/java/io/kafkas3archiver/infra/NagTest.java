@@ -24,6 +24,7 @@ class NagTest {
     kms.put("sse", "aws:kms");
     kms.put("athena", "true");
     kms.put("alarmTopicArn", "arn:aws:sns:us-east-1:123456789012:ops");
+    kms.put("tracing", "true");
     Map<String, Object> scram = new LinkedHashMap<>(Fixtures.mskDefaults());
     scram.put("mskAuth", "scram");
     scram.put("saslScramSecretArn", Fixtures.SCRAM_SECRET_ARN);
@@ -39,7 +40,7 @@ class NagTest {
     parquet.put("provisionedPollers", "true");
     return Stream.of(
         Arguments.of("msk-iam-created-bucket", Fixtures.mskDefaults()),
-        Arguments.of("msk-kms-athena-alarm-topic", kms),
+        Arguments.of("msk-kms-athena-alarm-topic-tracing", kms),
         Arguments.of("msk-scram-s3-on-failure-static-keys", scram),
         Arguments.of("self-managed-imported-bucket", Fixtures.selfManaged()),
         Arguments.of("self-managed-provisioned-parquet", parquet));

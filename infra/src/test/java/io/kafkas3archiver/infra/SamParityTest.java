@@ -2,13 +2,16 @@ package io.kafkas3archiver.infra;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -17,11 +20,18 @@ import software.amazon.awscdk.assertions.Template;
 
 /**
  * template.yaml and the CDK stack, given the same configuration, set the same environment variable
- * names and grant the same S3, Secrets Manager and STS actions on the same resources.
+ * names, grant the same S3, Secrets Manager, STS and X-Ray actions on the same resources, declare
+ * the same alarms (logical id, metrics, dimensions, statistic, threshold, actions) and graph the
+ * same metrics and alarms on the dashboard.
  */
 class SamParityTest {
   static final Path TEMPLATE = Path.of("..", "template.yaml");
   static final String BUCKET = "acme-kafka-archive";
+  static final String ALARM_TOPIC = "arn:aws:sns:us-east-1:123456789012:ops";
+
+  /** The one function, whichever of SAM's three conditional functions it is. */
+  static final Pattern FUNCTION_REF =
+      Pattern.compile("\\$\\{(Function|MskArchiverFunction|SelfManaged(Vpc)?ArchiverFunction)}");
 
   /** One configuration, in the CDK app's keys and in template.yaml's parameters. */
   record Deployment(Map<String, Object> cdk, Map<String, String> sam) {}
@@ -74,6 +84,11 @@ class SamParityTest {
     scramCdk.put("createCredentialsSecret", "true");
     scramCdk.put("endpointUrlS3", "https://minio.example.com:9000");
     scramCdk.put("s3ForcePathStyle", "true");
+    scramCdk.put("tracing", "true");
+    scramCdk.put("uploadRetriesThreshold", "25");
+    scramCdk.put("batchAgeThresholdMs", "600000");
+    scramCdk.put("offsetLagThreshold", "5000");
+    scramCdk.put("alarmTopicArn", ALARM_TOPIC);
     Map<String, String> scramSam = new LinkedHashMap<>(mskSam);
     scramSam.put("MskAuth", "scram");
     scramSam.put("SaslScramSecretArn", Fixtures.SCRAM_SECRET_ARN);
@@ -82,6 +97,11 @@ class SamParityTest {
     scramSam.put("CreateCredentialsSecret", "true");
     scramSam.put("EndpointUrlS3", "https://minio.example.com:9000");
     scramSam.put("S3ForcePathStyle", "true");
+    scramSam.put("Tracing", "true");
+    scramSam.put("UploadRetriesThreshold", "25");
+    scramSam.put("BatchAgeThresholdMs", "600000");
+    scramSam.put("OffsetLagThreshold", "5000");
+    scramSam.put("AlarmTopicArn", ALARM_TOPIC);
 
     return Stream.of(
         Arguments.of("msk-iam-created-bucket", new Deployment(mskCdk, mskSam)),
@@ -89,7 +109,8 @@ class SamParityTest {
             "self-managed-vpc-imported-bucket-secret-role-kms",
             new Deployment(Fixtures.selfManaged(), smSam)),
         Arguments.of(
-            "msk-scram-s3-on-failure-created-secret-endpoint", new Deployment(scramCdk, scramSam)));
+            "msk-scram-s3-on-failure-created-secret-endpoint-tracing-alarm-topic",
+            new Deployment(scramCdk, scramSam)));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -111,8 +132,8 @@ class SamParityTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("deployments")
-  void shouldGrantTheSameS3SecretsManagerAndStsActionsOnTheSameResources(String name, Deployment d)
-      throws Exception {
+  void shouldGrantTheSameS3SecretsManagerStsAndXrayActionsOnTheSameResources(
+      String name, Deployment d) throws Exception {
     Template cdk = cdk(d);
     SamTemplate sam = new SamTemplate(TEMPLATE, d.sam());
     Set<String> samGrants = grants(sam.roleStatements());
@@ -120,14 +141,85 @@ class SamParityTest {
     assertThat(samGrants).isNotEmpty().isEqualTo(cdkGrants);
   }
 
-  /** "action on resource" for every S3, Secrets Manager and STS grant. */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("deployments")
+  void shouldDeclareTheSameAlarmsOnTheSameMetricsDimensionsAndThresholds(String name, Deployment d)
+      throws Exception {
+    Template cdk = cdk(d);
+    SamTemplate sam = new SamTemplate(TEMPLATE, d.sam());
+    Map<String, String> samAlarms = alarms(Templates.alarms(sam.resources()));
+    Map<String, String> cdkAlarms = alarms(Templates.alarms(Templates.resources(cdk)));
+    assertThat(samAlarms).hasSizeGreaterThanOrEqualTo(7).isEqualTo(cdkAlarms);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("deployments")
+  void shouldGraphTheSameMetricsOnTheDashboard(String name, Deployment d) throws Exception {
+    Template cdk = cdk(d);
+    SamTemplate sam = new SamTemplate(TEMPLATE, d.sam());
+    assertThat(dashboardMetrics(samDashboard(sam)))
+        .isEqualTo(dashboardMetrics(Templates.dashboardBody(cdk)));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("deployments")
+  void shouldShowTheSameAlarmsOnTheDashboard(String name, Deployment d) throws Exception {
+    Template cdk = cdk(d);
+    SamTemplate sam = new SamTemplate(TEMPLATE, d.sam());
+    assertThat(new TreeSet<>(Templates.dashboardAlarms(samDashboard(sam))))
+        .isEqualTo(new TreeSet<>(Templates.dashboardAlarms(Templates.dashboardBody(cdk))));
+  }
+
+  static String samDashboard(SamTemplate sam) {
+    Map<String, Object> props = Templates.cast(sam.resources().get("Dashboard").get("Properties"));
+    return props.get("DashboardBody").toString();
+  }
+
+  /** Logical id to everything that decides when an alarm fires and whom it tells. */
+  static Map<String, String> alarms(Map<String, Map<String, Object>> alarms) {
+    Map<String, String> out = new TreeMap<>();
+    alarms.forEach(
+        (id, a) ->
+            out.put(
+                id,
+                String.join(
+                    " | ",
+                    String.valueOf(Templates.alarmMetrics(a).stream().sorted().toList()),
+                    String.valueOf(Templates.alarmExpression(a)),
+                    String.valueOf(a.get("ComparisonOperator")),
+                    number(a.get("Threshold")),
+                    number(a.get("EvaluationPeriods")),
+                    number(a.get("DatapointsToAlarm")),
+                    String.valueOf(a.get("TreatMissingData")),
+                    Templates.strings(a.get("AlarmActions")).toString(),
+                    Templates.strings(a.get("OKActions")).toString())));
+    out.replaceAll((k, v) -> FUNCTION_REF.matcher(v).replaceAll("\\${function}"));
+    return out;
+  }
+
+  static Set<String> dashboardMetrics(String body) {
+    Set<String> out = new TreeSet<>();
+    Templates.dashboardMetrics(body)
+        .forEach(m -> out.add(FUNCTION_REF.matcher(m.toString()).replaceAll("\\${function}")));
+    return out;
+  }
+
+  /** CDK writes numbers, SAM parameters resolve to text: compare their values. */
+  static String number(Object value) {
+    return value == null
+        ? "null"
+        : new BigDecimal(Templates.render(value)).stripTrailingZeros().toPlainString();
+  }
+
+  /** "action on resource" for every S3, Secrets Manager, STS and X-Ray grant. */
   static Set<String> grants(List<Templates.Statement> statements) {
     Set<String> out = new TreeSet<>();
     for (Templates.Statement s : statements) {
       for (String action : s.actions()) {
         if (action.startsWith("s3:")
             || action.startsWith("secretsmanager:")
-            || action.startsWith("sts:")) {
+            || action.startsWith("sts:")
+            || action.startsWith("xray:")) {
           s.resources().forEach(r -> out.add(action + " on " + normalize(r)));
         }
       }

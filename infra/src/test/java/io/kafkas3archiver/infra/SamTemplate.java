@@ -80,6 +80,11 @@ final class SamTemplate {
     return out;
   }
 
+  /** Globals.Function resolved for these parameters. */
+  Map<String, Object> resolvedGlobals() {
+    return Templates.cast(resolve(Templates.cast(root.get("Globals")).get("Function")));
+  }
+
   /** Resources that exist under these parameters, resolved. */
   Map<String, Map<String, Object>> resources() {
     Map<String, Map<String, Object>> out = new LinkedHashMap<>();

@@ -3,6 +3,8 @@ package io.kafkas3archiver.infra;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -12,18 +14,28 @@ class SamTemplateTest {
   static Map<String, Map<String, Object>> msk;
   static Map<String, Map<String, Object>> selfManagedVpc;
   static Map<String, Object> globals;
+  static Map<String, Map<String, Object>> alarms;
+  static String dashboard;
+  static SamTemplate untraced;
+  static SamTemplate traced;
 
   @BeforeAll
   static void resolve() throws Exception {
     Path file = Path.of("..", "template.yaml");
-    msk =
-        new SamTemplate(
-                file,
-                Map.of(
-                    "BucketName", "acme-kafka-archive",
-                    "InputTopic", "vehicle-telemetry",
-                    "ClusterArn", Fixtures.CLUSTER_ARN))
-            .resources();
+    Map<String, String> mskParameters =
+        Map.of(
+            "Title", "S3_Event_Archive_Prod",
+            "BucketName", "acme-kafka-archive",
+            "InputTopic", "vehicle-telemetry",
+            "ClusterArn", Fixtures.CLUSTER_ARN);
+    untraced = new SamTemplate(file, mskParameters);
+    msk = untraced.resources();
+    Map<String, String> tracedParameters = new LinkedHashMap<>(mskParameters);
+    tracedParameters.put("Tracing", "true");
+    traced = new SamTemplate(file, tracedParameters);
+    alarms = Templates.alarms(msk);
+    dashboard =
+        Templates.cast(msk.get("Dashboard").get("Properties")).get("DashboardBody").toString();
     selfManagedVpc =
         new SamTemplate(
                 file,
@@ -81,6 +93,87 @@ class SamTemplateTest {
   @Test
   void shouldCreateTheBucketByDefault() {
     assertThat(msk.get("ArchiveBucket")).containsEntry("DeletionPolicy", "Retain");
+  }
+
+  @Test
+  void shouldAlarmWhenAnyRecordGoesToAnErrorObject() {
+    assertThat(Templates.alarmMetrics(alarms.get("RecordsErroredAlarm")))
+        .containsExactly("KafkaS3Archiver RecordsErrored {Title=S3_Event_Archive_Prod} Sum 300");
+  }
+
+  @Test
+  void shouldAlarmOnRecordsErroredAboveZero() {
+    assertThat(alarms.get("RecordsErroredAlarm"))
+        .containsEntry("ComparisonOperator", "GreaterThanThreshold")
+        .containsEntry("Threshold", "0");
+  }
+
+  @Test
+  void shouldAlarmOnMoreThan10UploadRetriesIn5Minutes() {
+    assertThat(Templates.alarmMetrics(alarms.get("UploadRetriesAlarm")))
+        .containsExactly("KafkaS3Archiver UploadRetries {Title=S3_Event_Archive_Prod} Sum 300");
+  }
+
+  @Test
+  void shouldAlarmOnBatchAgeAbove15MinutesByDefault() {
+    assertThat(alarms.get("BatchAgeAlarm"))
+        .containsEntry("MetricName", "BatchAgeMs")
+        .containsEntry("Statistic", "Maximum")
+        .containsEntry("Threshold", "900000");
+  }
+
+  @Test
+  void shouldAlarmOnOffsetLagAndObjectsWrittenTogether() {
+    assertThat(Templates.alarmMetrics(alarms.get("ArchiveStalledAlarm")))
+        .containsExactlyInAnyOrder(
+            "lag=AWS/Lambda OffsetLag {FunctionName=${MskArchiverFunction}} Maximum 300",
+            "objects=KafkaS3Archiver ObjectsWritten {Title=S3_Event_Archive_Prod} Sum 300");
+  }
+
+  @Test
+  void shouldAlarmWhenTheLagGrowsAndNoObjectIsWrittenLikeTheCdkStack() {
+    assertThat(Templates.alarmExpression(alarms.get("ArchiveStalledAlarm")))
+        .isEqualTo(Monitoring.STALLED_EXPRESSION);
+  }
+
+  @Test
+  void shouldGraphEveryFunctionMetricOnTheDashboard() {
+    assertThat(
+            Templates.dashboardMetrics(dashboard).stream()
+                .filter(m -> m.namespace().equals(ArchiverMetrics.NAMESPACE))
+                .filter(m -> m.dimensions().equals(Map.of("Title", "S3_Event_Archive_Prod")))
+                .map(Templates.DashboardMetric::metricName)
+                .distinct())
+        .containsExactlyInAnyOrderElementsOf(
+            List.of(ArchiverMetrics.values()).stream().map(ArchiverMetrics::metricName).toList());
+  }
+
+  @Test
+  void shouldShowEveryAlarmOnTheDashboard() {
+    assertThat(Templates.dashboardAlarms(dashboard))
+        .containsAll(alarms.keySet().stream().map(id -> "${" + id + ".Arn}").toList());
+  }
+
+  @Test
+  void shouldLeaveTracingInLambdasDefaultModeByDefault() {
+    assertThat(untraced.resolvedGlobals()).containsEntry("Tracing", "PassThrough");
+  }
+
+  @Test
+  void shouldTraceActivelyWhenAsked() {
+    assertThat(traced.resolvedGlobals()).containsEntry("Tracing", "Active");
+  }
+
+  @Test
+  void shouldGrantXrayOnlyWhenTracing() {
+    assertThat(Templates.allActions(untraced.roleStatements()))
+        .noneMatch(a -> a.startsWith("xray:"));
+  }
+
+  @Test
+  void shouldLetTheRoleWriteTracesWhenTracing() {
+    assertThat(Templates.resourcesFor(traced.roleStatements(), "xray:PutTraceSegments"))
+        .containsExactly("*");
   }
 
   private static Map<String, Object> event(Map<String, Map<String, Object>> r, String function) {

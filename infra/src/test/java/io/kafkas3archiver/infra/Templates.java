@@ -1,5 +1,7 @@
 package io.kafkas3archiver.infra;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -78,6 +80,161 @@ final class Templates {
       }
     }
     throw new AssertionError("no AWS::CloudWatch::Dashboard in the template");
+  }
+
+  /** One metric line of a dashboard widget, its shorthand ("." and "...") expanded. */
+  record DashboardMetric(
+      String namespace, String metricName, Map<String, String> dimensions, String stat) {
+    @Override
+    public String toString() {
+      return namespace + " " + metricName + " " + dimensions + " " + stat;
+    }
+  }
+
+  /** Every metric line of a dashboard body, in order. */
+  static List<DashboardMetric> dashboardMetrics(String body) {
+    List<DashboardMetric> out = new ArrayList<>();
+    for (Map<String, Object> props : widgetProperties(body, "metric")) {
+      Object rows = props.get("metrics");
+      if (rows == null) {
+        continue;
+      }
+      List<Object> previous = List.of();
+      for (Object r : (List<?>) rows) {
+        List<Object> row = new ArrayList<>((List<?>) r);
+        Map<String, Object> options =
+            !row.isEmpty() && row.get(row.size() - 1) instanceof Map<?, ?> m
+                ? cast(row.remove(row.size() - 1))
+                : Map.of();
+        if (!row.isEmpty() && "...".equals(row.get(0))) {
+          row = new ArrayList<>(previous);
+        }
+        for (int i = 0; i < row.size(); i++) {
+          if (".".equals(row.get(i))) {
+            row.set(i, previous.get(i));
+          }
+        }
+        previous = row;
+        Map<String, String> dims = new java.util.TreeMap<>();
+        for (int i = 2; i + 1 < row.size(); i += 2) {
+          dims.put(row.get(i).toString(), row.get(i + 1).toString());
+        }
+        Object stat = options.getOrDefault("stat", props.getOrDefault("stat", "Average"));
+        out.add(
+            new DashboardMetric(
+                row.get(0).toString(), row.get(1).toString(), dims, stat.toString()));
+      }
+    }
+    return out;
+  }
+
+  /** The alarm ARNs a dashboard shows, in alarm-status widgets and as graph annotations. */
+  static List<String> dashboardAlarms(String body) {
+    List<String> out = new ArrayList<>();
+    for (Map<String, Object> props : widgetProperties(body, "alarm")) {
+      out.addAll(strings(props.get("alarms")));
+    }
+    for (Map<String, Object> props : widgetProperties(body, "metric")) {
+      Object annotations = props.get("annotations");
+      if (annotations != null) {
+        out.addAll(strings(cast(annotations).get("alarms")));
+      }
+    }
+    return out;
+  }
+
+  private static List<Map<String, Object>> widgetProperties(String body, String type) {
+    try {
+      Map<String, Object> root = cast(new ObjectMapper().readValue(body, Map.class));
+      List<Map<String, Object>> out = new ArrayList<>();
+      for (Object w : (List<?>) root.get("widgets")) {
+        Map<String, Object> widget = cast(w);
+        if (type.equals(widget.get("type"))) {
+          out.add(cast(widget.get("properties")));
+        }
+      }
+      return out;
+    } catch (JsonProcessingException e) {
+      throw new AssertionError("the dashboard body is not JSON: " + body, e);
+    }
+  }
+
+  /** Each CloudWatch alarm by logical id (CDK hash dropped), as its properties. */
+  static Map<String, Map<String, Object>> alarms(Map<String, ?> resources) {
+    Map<String, Map<String, Object>> out = new java.util.TreeMap<>();
+    resources.forEach(
+        (id, r) -> {
+          Map<String, Object> resource = cast(r);
+          if ("AWS::CloudWatch::Alarm".equals(resource.get("Type"))) {
+            out.put(logical(id), cast(resource.get("Properties")));
+          }
+        });
+    return out;
+  }
+
+  /**
+   * "namespace metric {dimensions} stat period" of every metric an alarm reads: the single metric
+   * of a plain alarm, each MetricStat of a metric-math alarm (with its query id).
+   */
+  static List<String> alarmMetrics(Map<String, Object> alarm) {
+    List<String> out = new ArrayList<>();
+    if (alarm.get("MetricName") != null) {
+      out.add(
+          metric(
+              alarm.get("Namespace"),
+              alarm.get("MetricName"),
+              alarm.get("Dimensions"),
+              alarm.get("Statistic"),
+              alarm.get("Period")));
+    }
+    Object queries = alarm.get("Metrics");
+    if (queries != null) {
+      for (Object q : (List<?>) queries) {
+        Map<String, Object> query = cast(q);
+        Object stat = query.get("MetricStat");
+        if (stat != null) {
+          Map<String, Object> ms = cast(stat);
+          Map<String, Object> m = cast(ms.get("Metric"));
+          out.add(
+              query.get("Id")
+                  + "="
+                  + metric(
+                      m.get("Namespace"),
+                      m.get("MetricName"),
+                      m.get("Dimensions"),
+                      ms.get("Stat"),
+                      ms.get("Period")));
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The metric-math expression of an alarm, or null for a plain alarm. */
+  static String alarmExpression(Map<String, Object> alarm) {
+    Object queries = alarm.get("Metrics");
+    if (queries == null) {
+      return null;
+    }
+    for (Object q : (List<?>) queries) {
+      Object e = cast(q).get("Expression");
+      if (e != null) {
+        return e.toString();
+      }
+    }
+    return null;
+  }
+
+  private static String metric(
+      Object namespace, Object name, Object dimensions, Object stat, Object period) {
+    Map<String, String> dims = new java.util.TreeMap<>();
+    if (dimensions != null) {
+      for (Object d : (List<?>) dimensions) {
+        Map<String, Object> dim = cast(d);
+        dims.put(dim.get("Name").toString(), render(dim.get("Value")));
+      }
+    }
+    return namespace + " " + name + " " + dims + " " + stat + " " + render(period);
   }
 
   /** Renders a CloudFormation value (string, Ref, GetAtt, Join) to one comparable string. */

@@ -1,0 +1,44 @@
+package io.kafkas3archiver.infra;
+
+/**
+ * The function's Embedded Metric Format names (DESIGN §6), as the alarms and the dashboard use
+ * them. infra must not depend on the function's classes, so the names are repeated here;
+ * ArchiverMetricsTest reads the function's EmfMetrics.java and fails when the two drift apart.
+ */
+enum ArchiverMetrics {
+  RECORDS_IN("RecordsIn", "Count"),
+  RECORDS_WRITTEN("RecordsWritten", "Count"),
+  RECORDS_ERRORED("RecordsErrored", "Count"),
+  TOMBSTONES_SKIPPED("TombstonesSkipped", "Count"),
+  OBJECTS_WRITTEN("ObjectsWritten", "Count"),
+  BYTES_WRITTEN("BytesWritten", "Bytes"),
+  UPLOAD_LATENCY("UploadLatency", "Milliseconds"),
+  BATCH_AGE_MS("BatchAgeMs", "Milliseconds"),
+  UPLOAD_RETRIES("UploadRetries", "Count");
+
+  /** EmfMetrics.NAMESPACE. */
+  static final String NAMESPACE = "KafkaS3Archiver";
+
+  /**
+   * The connector-wide dimension set [Title]; TITLE is the stack's title. The function also emits
+   * [Title, Topic], but a stack archives one topic, so [Title] is the same series with no topic to
+   * keep in step.
+   */
+  static final String TITLE_DIMENSION = "Title";
+
+  private final String metricName;
+  private final String unit;
+
+  ArchiverMetrics(String metricName, String unit) {
+    this.metricName = metricName;
+    this.unit = unit;
+  }
+
+  String metricName() {
+    return metricName;
+  }
+
+  String unit() {
+    return unit;
+  }
+}
