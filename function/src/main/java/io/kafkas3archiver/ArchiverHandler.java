@@ -21,6 +21,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.time.Clock;
 import java.util.Map;
+import org.crac.Core;
 
 /**
  * The Lambda entry point: {@code io.kafkas3archiver.ArchiverHandler::handleRequest}. It builds the
@@ -36,6 +37,7 @@ public final class ArchiverHandler implements RequestStreamHandler {
   private final InvocationLog log;
   private final EmfMetrics metrics;
   private final Clock clock;
+  private final Priming priming;
 
   /** Used by the Lambda runtime: configuration from the environment. */
   public ArchiverHandler() {
@@ -47,6 +49,9 @@ public final class ArchiverHandler implements RequestStreamHandler {
         config,
         S3ObjectStore.create(config, CredentialsSource.from(config).provider()),
         Clock.systemUTC());
+    // SnapStart runs this before the snapshot; on a JVM without CRaC it is never called. The
+    // field keeps it reachable: CRaC holds registered resources weakly.
+    Core.getGlobalContext().register(priming);
   }
 
   public ArchiverHandler(ArchiverConfig config, ObjectStore store, Clock clock) {
@@ -55,6 +60,15 @@ public final class ArchiverHandler implements RequestStreamHandler {
     this.pipeline = new Pipeline(config, store, clock);
     this.log = new InvocationLog(System.out, config.title(), config.logLevel());
     this.metrics = new EmfMetrics(System.out, config.title());
+    this.priming = new Priming(config, decoder, store, clock);
+  }
+
+  /**
+   * What SnapStart's {@code beforeCheckpoint} runs: warms the decoder, every encoder and codec and
+   * the S3 client with a synthetic batch, writing nothing. Public for tests and the benchmark.
+   */
+  public void prime() {
+    priming.run();
   }
 
   @Override

@@ -69,6 +69,33 @@ public final class S3ObjectStore implements ObjectStore {
     }
   }
 
+  /**
+   * Runs one PutObject through the client up to and including signing; {@link PrimingGuard} stops
+   * it before transmission, so nothing is sent and nothing written.
+   */
+  @Override
+  public void prime() {
+    boolean guarded =
+        s3.serviceClientConfiguration().overrideConfiguration().executionInterceptors().stream()
+            .anyMatch(PrimingGuard.class::isInstance);
+    if (!guarded) {
+      return; // a client not built by S3Clients: it would really send the request
+    }
+    PutObjectRequest request =
+        request(config.keyPrefix() + "/_priming", 2, "application/octet-stream", 10_000).toBuilder()
+            .overrideConfiguration(
+                o ->
+                    o.apiCallTimeout(Duration.ofSeconds(10))
+                        .putExecutionAttribute(PrimingGuard.PRIMING, Boolean.TRUE))
+            .build();
+    try {
+      s3.putObject(request, RequestBody.fromBytes(new byte[] {'{', '}'}));
+    } catch (PrimingGuard.Stopped | SdkException expected) {
+      // Stopped: the request got as far as signing and no further (the SDK may wrap it). Any
+      // other failure is ignored too: priming is best effort and must not fail the snapshot.
+    }
+  }
+
   private PutObjectRequest request(String key, long length, String contentType, long timeout) {
     PutObjectRequest.Builder b =
         PutObjectRequest.builder()
