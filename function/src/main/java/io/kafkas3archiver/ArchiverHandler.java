@@ -4,7 +4,6 @@ import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.decode.BadEventException;
 import io.kafkas3archiver.decode.EventDecoder;
@@ -32,7 +31,7 @@ public final class ArchiverHandler implements RequestStreamHandler {
   private static final JsonFactory JSON = new JsonFactory();
 
   private final ArchiverConfig config;
-  private final EventDecoder decoder = new EventDecoder(new ObjectMapper());
+  private final EventDecoder decoder = new EventDecoder();
   private final Pipeline pipeline;
   private final InvocationLog log;
   private final EmfMetrics metrics;
