@@ -6,6 +6,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.ContentStreamProvider;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
@@ -55,7 +56,9 @@ public final class S3ObjectStore implements ObjectStore {
       try {
         s3.putObject(
             request(key, body.length, contentType, Math.min(budget, MAX_ATTEMPT_MILLIS)),
-            RequestBody.fromBytes(body));
+            // fromBytes would copy the whole object once more; the pipeline never changes it.
+            RequestBody.fromContentProvider(
+                ContentStreamProvider.fromByteArrayUnsafe(body), body.length, contentType));
         return new PutResult(attempt, (System.nanoTime() - started) / 1_000_000);
       } catch (SdkException e) {
         UploadException failure = classifier.classify(e, key, attempt);
