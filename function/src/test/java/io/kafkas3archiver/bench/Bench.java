@@ -148,7 +148,10 @@ public final class Bench {
         "## In-memory throughput: handler (decode → encode → compress → discard) vs floor"
             + " (base64-decode → concatenate → same compressor → discard)");
     OUT.printf(
-        Locale.ROOT, "median of %d interleaved rounds each; MB = 10^6 bytes of payload%n", rounds);
+        Locale.ROOT,
+        "%d rounds, handler and floor back to back in each (order alternating); ms are medians,"
+            + " ratio is the median of the per-round ratios; MB = 10^6 bytes of payload%n",
+        rounds);
     OUT.println();
     OUT.println(
         "| format | compression | handler ms | handler MB/s | handler records/s | floor ms |"
