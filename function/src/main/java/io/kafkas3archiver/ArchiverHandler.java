@@ -8,6 +8,8 @@ import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.decode.BadEventException;
 import io.kafkas3archiver.decode.EventDecoder;
 import io.kafkas3archiver.decode.Invocation;
+import io.kafkas3archiver.preflight.Preflight;
+import io.kafkas3archiver.preflight.PreflightReport;
 import io.kafkas3archiver.report.BatchOutcome;
 import io.kafkas3archiver.report.EmfMetrics;
 import io.kafkas3archiver.report.InvocationLog;
@@ -18,8 +20,10 @@ import io.kafkas3archiver.upload.S3ObjectStore;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.Map;
+import java.util.function.Function;
 import org.crac.Core;
 
 /**
@@ -33,6 +37,8 @@ public final class ArchiverHandler implements RequestStreamHandler {
   private final ArchiverConfig config;
   private final EventDecoder decoder = new EventDecoder();
   private final Pipeline pipeline;
+  private final Preflight preflight;
+  private final CredentialsSource credentials;
   private final InvocationLog log;
   private final EmfMetrics metrics;
   private final Clock clock;
@@ -44,19 +50,46 @@ public final class ArchiverHandler implements RequestStreamHandler {
   }
 
   public ArchiverHandler(ArchiverConfig config) {
-    this(
-        config,
-        S3ObjectStore.create(config, CredentialsSource.from(config).provider()),
-        Clock.systemUTC());
+    this(config, System::getenv);
+  }
+
+  /**
+   * The real wiring: credentials per the configuration, one S3 client shared by archiving and the
+   * preflight check. {@code env} supplies the Secrets Manager/STS endpoints and the execution
+   * role's keys, as in Lambda.
+   */
+  public ArchiverHandler(ArchiverConfig config, Function<String, String> env) {
+    this(config, CredentialsSource.from(config, env), Clock.systemUTC());
     // SnapStart runs this before the snapshot; on a JVM without CRaC it is never called. The
     // field keeps it reachable: CRaC holds registered resources weakly.
     Core.getGlobalContext().register(priming);
   }
 
+  public ArchiverHandler(ArchiverConfig config, CredentialsSource credentials, Clock clock) {
+    this(config, S3ObjectStore.create(config, credentials), credentials, clock);
+  }
+
+  private ArchiverHandler(
+      ArchiverConfig config, S3ObjectStore store, CredentialsSource credentials, Clock clock) {
+    this(config, store, Preflight.over(config, credentials, store, clock), credentials, clock);
+  }
+
+  /** Any store (tests); without a preflight check or credentials source. */
   public ArchiverHandler(ArchiverConfig config, ObjectStore store, Clock clock) {
+    this(config, store, null, null, clock);
+  }
+
+  public ArchiverHandler(
+      ArchiverConfig config,
+      ObjectStore store,
+      Preflight preflight,
+      CredentialsSource credentials,
+      Clock clock) {
     this.config = config;
     this.clock = clock;
     this.pipeline = new Pipeline(config, store, clock);
+    this.preflight = preflight;
+    this.credentials = credentials;
     this.log = new InvocationLog(System.out, config.title(), config.logLevel());
     this.metrics = new EmfMetrics(System.out, config.title());
     this.priming = new Priming(config, decoder, store, clock);
@@ -82,12 +115,23 @@ public final class ArchiverHandler implements RequestStreamHandler {
       log.rejectedEvent(requestId, "BadEvent", e.getMessage());
       throw e;
     }
+    if (credentials != null) {
+      credentials.beginInvocation();
+    }
+    long remaining = context == null ? 900_000 : context.getRemainingTimeInMillis();
     switch (invocation) {
-      case Invocation.PreflightRequest p ->
+      case Invocation.PreflightRequest p -> {
+        if (preflight == null) {
           throw new UnsupportedOperationException(
-              "the preflight action is not available in this build yet");
+              "this handler was built over a bare ObjectStore; build it with"
+                  + " ArchiverHandler(ArchiverConfig) to run the preflight check");
+        }
+        // The report is the answer, passed or failed: a failed check is a result, not an error.
+        PreflightReport report = preflight.run(Deadline.in(remaining, clock));
+        System.out.println(report.toLogLine(requestId));
+        output.write(report.toJson().getBytes(StandardCharsets.UTF_8));
+      }
       case Invocation.KafkaBatch batch -> {
-        long remaining = context == null ? 900_000 : context.getRemainingTimeInMillis();
         BatchOutcome outcome = pipeline.archive(batch, Deadline.in(remaining, clock));
         long now = clock.millis();
         metrics.publish(outcome, now);

@@ -22,6 +22,7 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -44,7 +45,11 @@ public final class Pipeline {
     this.keys = config.keyTemplate();
     this.grouper =
         new Grouper(config.partitionTime(), config.timeZone(), keys.onePartitionPerObject(), clock);
-    this.encoder = Encoder.forFormat(config.format(), config.includeKafkaMetadata());
+    this.encoder =
+        Encoder.forFormat(config.format(), config.compression(), config.includeKafkaMetadata());
+    if (!config.format().compressesItself()) {
+      config.compression().prime(); // Parquet's encoder primes its own codec
+    }
     this.store = store;
   }
 
@@ -53,12 +58,20 @@ public final class Pipeline {
     Map<String, TopicTally> tallies = new TreeMap<>();
     List<BatchOutcome.Failure> failures = new ArrayList<>();
     UploadException bucketWide = null;
+    // Per topic-partition, the first offset of an object that was not written, and why. The ESM
+    // redelivers that partition from there, so no later object may hold records at or after it:
+    // they would be written again, under another key, on redelivery.
+    Map<String, Long> unwrittenFrom = new HashMap<>();
+    Map<String, UploadException> unwrittenBecause = new HashMap<>();
     for (ObjectGroup group : grouper.group(guarded)) {
       TopicTally tally = tallies.computeIfAbsent(group.topic(), TopicTally::new);
       tally.add(group);
-      if (bucketWide != null) {
-        failures.add(failure(group, bucketWide));
+      UploadException blocked =
+          bucketWide != null ? bucketWide : blockedBy(group, unwrittenFrom, unwrittenBecause);
+      if (blocked != null) {
+        failures.add(failure(group, blocked));
         tally.failed += group.recordCount();
+        markUnwritten(group, blocked, unwrittenFrom, unwrittenBecause);
         continue;
       }
       EncodedGroup encoded = encode(group);
@@ -76,6 +89,7 @@ public final class Pipeline {
         tally.failedRetries += Math.max(0, e.attempts() - 1);
         // An object of this group that did land is not counted: the group will be redelivered.
         groupObjects.forEach(o -> tally.failedRetries += o.attempts() - 1);
+        markUnwritten(group, e, unwrittenFrom, unwrittenBecause);
         if (e.type().affectsWholeBucket()) {
           bucketWide = e;
         }
@@ -128,6 +142,34 @@ public final class Pipeline {
     }
   }
 
+  /** The failure that stops this group, if it holds records at or after an unwritten offset. */
+  private static UploadException blockedBy(
+      ObjectGroup group, Map<String, Long> unwrittenFrom, Map<String, UploadException> because) {
+    for (var e : group.offsetRanges().entrySet()) {
+      String tp = group.topic() + "-" + e.getKey();
+      Long from = unwrittenFrom.get(tp);
+      if (from != null && e.getValue().last() >= from) {
+        return because.get(tp);
+      }
+    }
+    return null;
+  }
+
+  private static void markUnwritten(
+      ObjectGroup group,
+      UploadException cause,
+      Map<String, Long> unwrittenFrom,
+      Map<String, UploadException> because) {
+    group
+        .offsetRanges()
+        .forEach(
+            (partition, range) -> {
+              String tp = group.topic() + "-" + partition;
+              unwrittenFrom.merge(tp, range.first(), Math::min);
+              because.putIfAbsent(tp, cause);
+            });
+  }
+
   /** Records of a topic other than INPUT_TOPIC are an error, not silently written (DESIGN §2). */
   private KafkaBatch rejectOtherTopics(KafkaBatch batch) {
     if (config.inputTopic().isEmpty()) {
@@ -165,7 +207,9 @@ public final class Pipeline {
       ByteArrayOutputStream buffer = new ByteArrayOutputStream(estimate(group));
       CountingOutputStream raw;
       EncodeResult result;
-      try (OutputStream compressed = config.compression().wrap(buffer)) {
+      // Parquet compresses its column chunks itself; text formats are wrapped whole.
+      try (OutputStream compressed =
+          config.format().compressesItself() ? buffer : config.compression().wrap(buffer)) {
         raw = new CountingOutputStream(compressed);
         result = encoder.encode(group.records(), raw);
       }
@@ -203,6 +247,9 @@ public final class Pipeline {
   }
 
   private String contentType() {
+    if (config.format().compressesItself()) {
+      return config.format().contentType();
+    }
     return switch (config.compression()) {
       case NONE -> config.format().contentType();
       case GZIP -> "application/gzip";

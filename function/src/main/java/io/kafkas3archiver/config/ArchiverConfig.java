@@ -78,18 +78,7 @@ public record ArchiverConfig(
           }
         });
     Format format = env.choice("OUTPUT_FORMAT", Format.class, Format.NDJSON);
-    if (format == Format.PARQUET) {
-      throw new ConfigException(
-          "OUTPUT_FORMAT='parquet' is not available in this build yet; legal values here: json,"
-              + " ndjson, csv");
-    }
     Compression compression = env.choice("COMPRESSION", Compression.class, Compression.NONE);
-    if (!compression.available()) {
-      throw new ConfigException(
-          "COMPRESSION='"
-              + compression.configName()
-              + "' is not available in this build yet; legal values here: none, gzip");
-    }
     String keyPrefix = keyPrefix(env.orDefault("KEY_PREFIX", "condense"));
     ObjectKeyTemplate template =
         ObjectKeyTemplate.of(

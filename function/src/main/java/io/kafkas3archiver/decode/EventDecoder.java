@@ -418,8 +418,11 @@ public final class EventDecoder {
     Integer mapPartition = dash > 0 ? parseIntOrNull(topicPartition.substring(dash + 1)) : null;
 
     String topic = node.path("topic").isTextual() ? node.get("topic").asText() : mapTopic;
+    // Boxed on both sides: an int/Integer ternary would unbox a null mapPartition and throw.
     Integer partition =
-        node.path("partition").canConvertToInt() ? node.get("partition").intValue() : mapPartition;
+        node.path("partition").canConvertToInt()
+            ? Integer.valueOf(node.get("partition").intValue())
+            : mapPartition;
     Long offset = node.path("offset").canConvertToLong() ? node.get("offset").longValue() : null;
     long timestamp =
         node.path("timestamp").canConvertToLong() ? node.get("timestamp").longValue() : -1L;

@@ -9,17 +9,25 @@ import java.util.List;
  * Writes a group's records in one format. Records the format cannot hold are returned as rejected,
  * never dropped. Implementations are stateless between calls and safe to reuse.
  */
-public sealed interface Encoder permits JsonEncoder, CsvEncoder {
+public sealed interface Encoder permits JsonEncoder, CsvEncoder, ParquetEncoder {
 
   EncodeResult encode(List<KafkaRecord> records, OutputStream out) throws IOException;
 
+  /** An encoder for a text format, or for Parquet without compression. */
   static Encoder forFormat(Format format, boolean includeKafkaMetadata) {
+    return forFormat(format, Compression.NONE, includeKafkaMetadata);
+  }
+
+  /**
+   * The encoder for {@code format}. Only Parquet uses {@code compression} (as its column codec);
+   * text formats are compressed by wrapping their stream ({@link Compression#wrap}).
+   */
+  static Encoder forFormat(Format format, Compression compression, boolean includeKafkaMetadata) {
     return switch (format) {
       case JSON -> new JsonEncoder(true, includeKafkaMetadata);
       case NDJSON -> new JsonEncoder(false, includeKafkaMetadata);
       case CSV -> new CsvEncoder(includeKafkaMetadata);
-      case PARQUET ->
-          throw new UnsupportedOperationException("parquet is not available in this build");
+      case PARQUET -> new ParquetEncoder(compression, includeKafkaMetadata);
     };
   }
 }

@@ -46,6 +46,8 @@ final class Json {
           JsonMapper.builder(FACTORY)
               .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
               .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+              // '{"a":1} trailing' is not a JSON object: without this the tail is silently dropped.
+              .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
               .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
               .build();
     }

@@ -54,6 +54,13 @@ public record ObjectGroup(
                     .append(range.first())
                     .append('-')
                     .append(range.last()));
+    // A record rejected without partition or offset is not in the ranges; name the object by its
+    // raw JSON too, or two different batches of such records would share (and overwrite) a key.
+    for (RejectedRecord r : rejected) {
+      if (r.partition() == null || r.offset() == null) {
+        name.append("|raw:").append(r.rawRecordJson());
+      }
+    }
     name.append('|').append(format);
     return UUID.nameUUIDFromBytes(name.toString().getBytes(StandardCharsets.UTF_8));
   }

@@ -95,13 +95,15 @@ public final class ObjectKeyTemplate {
               + " overwrite each other; include ${JOB_ID}, or all of ${OBJECT_NAME}, ${PARTITION}"
               + " and ${START_OFFSET}");
     }
+    // The longest values each variable can take: a 249-character topic, the largest partition
+    // and offset; fixed, so validation never depends on the clock.
     String longest =
         t.render(
             "t".repeat(MAX_TOPIC_LENGTH),
-            2147483647,
+            Integer.MAX_VALUE,
             Long.MAX_VALUE,
-            UUID.randomUUID(),
-            ZonedDateTime.now(java.time.ZoneOffset.UTC),
+            new UUID(-1L, -1L),
+            ZonedDateTime.of(2099, 12, 31, 23, 0, 0, 0, java.time.ZoneOffset.UTC),
             false);
     if (longest.getBytes(StandardCharsets.UTF_8).length > MAX_KEY_BYTES) {
       throw new ConfigException(
@@ -134,6 +136,17 @@ public final class ObjectKeyTemplate {
     var first = firstRange(group);
     return render(
         group.topic(), first.getKey(), first.getValue().first(), jobId, group.folderTime(), true);
+  }
+
+  /**
+   * An example key for partition 0, offset 0 of {@code topic} at {@code time}, with the same
+   * deterministic job id scheme; the preflight report shows it so the layout is known before
+   * anything is written. {@code error} renders the {@code _errors} layout instead.
+   */
+  public String exampleKey(String topic, ZonedDateTime time, boolean error) {
+    UUID jobId =
+        UUID.nameUUIDFromBytes(("example:" + topic + ":0:0").getBytes(StandardCharsets.UTF_8));
+    return render(topic, 0, 0, jobId, time, error);
   }
 
   private static Map.Entry<Integer, ObjectGroup.OffsetRange> firstRange(ObjectGroup group) {

@@ -1,57 +1,102 @@
 package io.kafkas3archiver.upload;
 
-import java.io.IOException;
-import java.net.ConnectException;
 import java.net.SocketTimeoutException;
-import java.net.UnknownHostException;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
 import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
- * The one place that sorts S3 failures into retryable and fatal, and words each with the cause and
- * the fix (the seeds' troubleshooting advice). Messages never include credentials.
+ * The one place that sorts failures into retryable and fatal, and words each with the cause and the
+ * fix (the seeds' troubleshooting advice): S3 calls, and the Secrets Manager and STS calls that
+ * resolve credentials. Messages name the missing permission, the setting to verify and the number
+ * of attempts; they never include credentials.
  */
 public final class ErrorClassifier {
+  private static final Pattern EXPECTING_REGION = Pattern.compile("expecting '([a-z0-9-]+)'");
+
+  /** The S3 call that failed: it decides which permission an AccessDenied is about. */
+  public enum Operation {
+    PUT_OBJECT("s3:PutObject", "writing"),
+    HEAD_BUCKET("s3:ListBucket", "checking the bucket"),
+    GET_BUCKET_LOCATION("s3:GetBucketLocation", "reading the bucket's region"),
+    DELETE_OBJECT("s3:DeleteObject", "deleting");
+
+    private final String permission;
+    private final String doing;
+
+    Operation(String permission, String doing) {
+      this.permission = permission;
+      this.doing = doing;
+    }
+
+    public String permission() {
+      return permission;
+    }
+  }
+
   private final String bucket;
   private final String region;
   private final String endpoint;
   private final String keyPrefix;
 
+  private final String rejectedKeysAdvice;
+
   public ErrorClassifier(String bucket, String region, String endpoint, String keyPrefix) {
+    this(
+        bucket,
+        region,
+        endpoint,
+        keyPrefix,
+        "Check the keys stored in CREDENTIALS_SECRET_ARN (after a rotation, update the secret: it is"
+            + " re-read once per invocation after a rejection), or the role the function runs as");
+  }
+
+  /**
+   * With advice for rejected keys that fits where they come from ({@link
+   * CredentialsSource#rejectionAdvice()}).
+   */
+  public ErrorClassifier(
+      String bucket, String region, String endpoint, String keyPrefix, String rejectedKeysAdvice) {
     this.bucket = bucket;
     this.region = region;
     this.endpoint = endpoint;
     this.keyPrefix = keyPrefix;
+    this.rejectedKeysAdvice = rejectedKeysAdvice;
   }
 
+  /** A failed PutObject of {@code key}. */
   public UploadException classify(Throwable failure, String key, int attempts) {
-    ErrorType type = type(failure);
+    return classify(Operation.PUT_OBJECT, failure, key, attempts);
+  }
+
+  /** A failed S3 call; {@code key} is null for bucket-level calls. */
+  public UploadException classify(Operation op, Throwable failure, String key, int attempts) {
     String tries = " (" + attempts + (attempts == 1 ? " attempt)" : " attempts)");
+    CredentialsResolutionException credentials = find(failure);
+    if (credentials != null) {
+      ErrorType type = credentialsType(credentials);
+      return new UploadException(
+          type, credentialsMessage(type, credentials, tries), attempts, failure);
+    }
+    ErrorType type = type(failure);
+    String target = key == null ? "bucket '" + bucket + "'" : "s3://" + bucket + "/" + key;
     String message =
         switch (type) {
-          case ACCESS_DENIED ->
-              "AccessDenied writing s3://"
-                  + bucket
-                  + "/"
-                  + key
-                  + tries
-                  + ": the function's"
-                  + " credentials lack s3:PutObject on arn:aws:s3:::"
-                  + bucket
-                  + "/"
-                  + prefixArn()
-                  + ", or a bucket policy, KMS key policy or SCP denies it. Grant s3:PutObject"
-                  + " (and kms:GenerateDataKey when SSE=aws:kms) to the role in use";
+          case ACCESS_DENIED -> accessDenied(op, target, key, tries);
           case INVALID_CREDENTIALS ->
               "S3 rejected the credentials"
                   + tries
                   + " ("
                   + errorCode(failure)
-                  + "): the access"
-                  + " key does not exist or the secret key is wrong. Check the keys in"
-                  + " CREDENTIALS_SECRET_ARN, or the role the function runs as";
+                  + "): the access key does not exist at "
+                  + endpoint
+                  + " or the secret key is wrong. "
+                  + rejectedKeysAdvice;
           case CREDENTIALS_UNAVAILABLE ->
               "No AWS credentials could be resolved"
                   + tries
@@ -70,17 +115,15 @@ public final class ErrorClassifier {
               "Wrong region: bucket '"
                   + bucket
                   + "' is in "
-                  + bucketRegion(failure)
+                  + bucketRegion(failure).orElse("another region")
                   + ", function configured for "
                   + region
                   + tries
                   + ". Set BUCKET_REGION="
-                  + bucketRegion(failure);
+                  + bucketRegion(failure).orElse("<the bucket's region>");
           case INVALID_REQUEST ->
-              "S3 refused the request for s3://"
-                  + bucket
-                  + "/"
-                  + key
+              "S3 refused the request for "
+                  + target
                   + tries
                   + ": "
                   + errorCode(failure)
@@ -88,20 +131,16 @@ public final class ErrorClassifier {
                   + rootMessage(failure)
                   + ". Check KEY_PREFIX/KEY_TEMPLATE and the SSE settings";
           case THROTTLED ->
-              "S3 throttled the upload of s3://"
-                  + bucket
-                  + "/"
-                  + key
+              "S3 throttled the request for "
+                  + target
                   + tries
                   + " ("
                   + errorCode(failure)
                   + "). The batch will be retried; if this persists, spread"
                   + " writes over more prefixes or lower the mapping's concurrency";
           case SERVER_ERROR ->
-              "S3 answered with a server error for s3://"
-                  + bucket
-                  + "/"
-                  + key
+              "S3 answered with a server error for "
+                  + target
                   + tries
                   + " ("
                   + errorCode(failure)
@@ -115,10 +154,8 @@ public final class ErrorClassifier {
                   + ". Check the network path: a function in a VPC needs an S3 gateway endpoint"
                   + " or a NAT gateway; with AWS_ENDPOINT_URL_S3 set, check that the server is up";
           case TIMEOUT ->
-              "The upload of s3://"
-                  + bucket
-                  + "/"
-                  + key
+              "The request for "
+                  + target
                   + " timed out"
                   + tries
                   + " before the"
@@ -144,7 +181,32 @@ public final class ErrorClassifier {
         null);
   }
 
+  /**
+   * The region S3 says the bucket is in: the {@code x-amz-bucket-region} header of a 301/400
+   * answer, or the region named in an AuthorizationHeaderMalformed message.
+   */
+  public static Optional<String> bucketRegion(Throwable failure) {
+    if (failure instanceof S3Exception s3 && s3.awsErrorDetails() != null) {
+      var response = s3.awsErrorDetails().sdkHttpResponse();
+      if (response != null) {
+        var header = response.firstMatchingHeader("x-amz-bucket-region");
+        if (header.isPresent() && !header.get().isBlank()) {
+          return header;
+        }
+      }
+      Matcher m = EXPECTING_REGION.matcher(String.valueOf(s3.awsErrorDetails().errorMessage()));
+      if (m.find()) {
+        return Optional.of(m.group(1));
+      }
+    }
+    return Optional.empty();
+  }
+
   static ErrorType type(Throwable failure) {
+    CredentialsResolutionException credentials = find(failure);
+    if (credentials != null) {
+      return credentialsType(credentials);
+    }
     if (failure instanceof S3Exception s3) {
       String code = s3.awsErrorDetails() == null ? "" : s3.awsErrorDetails().errorCode();
       code = code == null ? "" : code;
@@ -163,29 +225,55 @@ public final class ErrorClassifier {
             "AuthorizationHeaderMalformed",
             "IllegalLocationConstraintException" ->
             ErrorType.WRONG_REGION;
-        case "SlowDown", "Throttling", "ThrottlingException", "RequestLimitExceeded" ->
-            ErrorType.THROTTLED;
-        case "RequestTimeout", "RequestTimeTooSkewed" -> ErrorType.SERVER_ERROR;
-        default -> {
-          if (status == 301 || status == 307) {
-            yield ErrorType.WRONG_REGION;
-          }
-          if (status == 503 || status == 429) {
-            yield ErrorType.THROTTLED;
-          }
-          if (status >= 500) {
-            yield ErrorType.SERVER_ERROR;
-          }
-          if (status == 403) {
-            yield ErrorType.ACCESS_DENIED;
-          }
-          if (status == 404) {
-            yield ErrorType.NO_SUCH_BUCKET;
-          }
-          yield ErrorType.INVALID_REQUEST;
-        }
+        default -> serviceType(code, status);
       };
     }
+    return transportType(failure);
+  }
+
+  /** Retryable and fatal for a service error outside the codes each service names. */
+  private static ErrorType serviceType(String code, int status) {
+    return switch (code) {
+      case "SlowDown",
+          "Throttling",
+          "ThrottlingException",
+          "RequestLimitExceeded",
+          "TooManyRequestsException" ->
+          ErrorType.THROTTLED;
+      // BadDigest ... IncompleteBody: the body arrived damaged or short (a corruption or cut in
+      // transit); the next attempt sends the same bytes again, so these are transient.
+      case "RequestTimeout",
+          "RequestTimeTooSkewed",
+          "InternalServiceError",
+          "InternalFailure",
+          "BadDigest",
+          "XAmzContentSHA256Mismatch",
+          "XAmzContentChecksumMismatch",
+          "IncompleteBody" ->
+          ErrorType.SERVER_ERROR;
+      default -> {
+        if (status == 301 || status == 307) {
+          yield ErrorType.WRONG_REGION;
+        }
+        if (status == 503 || status == 429) {
+          yield ErrorType.THROTTLED;
+        }
+        if (status >= 500) {
+          yield ErrorType.SERVER_ERROR;
+        }
+        if (status == 403) {
+          yield ErrorType.ACCESS_DENIED;
+        }
+        if (status == 404) {
+          yield ErrorType.NO_SUCH_BUCKET;
+        }
+        yield ErrorType.INVALID_REQUEST;
+      }
+    };
+  }
+
+  /** Client-side failures: no answer, or no credentials. */
+  private static ErrorType transportType(Throwable failure) {
     if (failure instanceof ApiCallAttemptTimeoutException
         || failure instanceof ApiCallTimeoutException) {
       return ErrorType.TIMEOUT;
@@ -196,21 +284,185 @@ public final class ErrorClassifier {
           || message.contains("credentials provider")) {
         return ErrorType.CREDENTIALS_UNAVAILABLE;
       }
-      Throwable root = root(failure);
-      if (root instanceof SocketTimeoutException) {
-        return ErrorType.TIMEOUT;
-      }
-      if (root instanceof ConnectException
-          || root instanceof UnknownHostException
-          || root instanceof IOException) {
-        return ErrorType.NETWORK;
-      }
-      return ErrorType.NETWORK;
+      // Connection refused, unknown host, resets: everything below the HTTP answer.
+      return root(failure) instanceof SocketTimeoutException
+          ? ErrorType.TIMEOUT
+          : ErrorType.NETWORK;
     }
     return ErrorType.SERVER_ERROR;
   }
 
-  private String prefixArn() {
+  private static ErrorType credentialsType(CredentialsResolutionException e) {
+    if (e.step() == CredentialsResolutionException.Step.PARSE_SECRET) {
+      return ErrorType.CREDENTIALS_UNAVAILABLE;
+    }
+    AwsServiceException service = findService(e.getCause());
+    if (service == null) {
+      Throwable cause = e.getCause() == null ? e : e.getCause();
+      ErrorType transport = transportType(cause);
+      return transport == ErrorType.SERVER_ERROR ? ErrorType.CREDENTIALS_UNAVAILABLE : transport;
+    }
+    String code = service.awsErrorDetails() == null ? "" : service.awsErrorDetails().errorCode();
+    code = code == null ? "" : code;
+    return switch (code) {
+      case "AccessDenied", "AccessDeniedException", "DecryptionFailure" -> ErrorType.ACCESS_DENIED;
+      case "InvalidClientTokenId",
+          "UnrecognizedClientException",
+          "SignatureDoesNotMatch",
+          "InvalidSignatureException",
+          "ExpiredToken",
+          "ExpiredTokenException" ->
+          ErrorType.INVALID_CREDENTIALS;
+      case "ResourceNotFoundException",
+          "InvalidRequestException",
+          "InvalidParameterException",
+          "RegionDisabledException",
+          "MalformedPolicyDocument",
+          "PackedPolicyTooLarge",
+          "ValidationError" ->
+          ErrorType.CREDENTIALS_UNAVAILABLE;
+      default -> {
+        ErrorType t = serviceType(code, service.statusCode());
+        yield t == ErrorType.NO_SUCH_BUCKET || t == ErrorType.WRONG_REGION
+            ? ErrorType.CREDENTIALS_UNAVAILABLE
+            : t;
+      }
+    };
+  }
+
+  private static String credentialsMessage(
+      ErrorType type, CredentialsResolutionException e, String tries) {
+    String arn = e.resource();
+    return switch (e.step()) {
+      case PARSE_SECRET ->
+          "The secret CREDENTIALS_SECRET_ARN="
+              + arn
+              + " does not hold usable access keys"
+              + tries
+              + ": "
+              + e.detail()
+              + ". Store {\"accessKey\": \"...\", \"secretKey\": \"...\"} (or accessKeyId/"
+              + "secretAccessKey, optionally sessionToken) as the secret's plaintext";
+      case GET_SECRET ->
+          switch (type) {
+            case ACCESS_DENIED ->
+                "AccessDenied reading CREDENTIALS_SECRET_ARN="
+                    + arn
+                    + tries
+                    + " ("
+                    + serviceCode(e)
+                    + "): the execution role lacks secretsmanager:GetSecretValue on the secret,"
+                    + " or kms:Decrypt on its KMS key when that is a customer managed key. Grant"
+                    + " them, and check that no resource policy on the secret denies it";
+            case INVALID_CREDENTIALS ->
+                "Secrets Manager rejected the execution role's credentials while reading "
+                    + arn
+                    + tries
+                    + " ("
+                    + serviceCode(e)
+                    + "). Check the role the function runs as";
+            case NETWORK, TIMEOUT ->
+                "Could not reach Secrets Manager to read CREDENTIALS_SECRET_ARN="
+                    + arn
+                    + tries
+                    + ": "
+                    + rootMessage(e)
+                    + ". A function in a VPC needs a Secrets Manager interface endpoint or a NAT"
+                    + " gateway; with AWS_ENDPOINT_URL_SECRETS_MANAGER set, check that the server"
+                    + " is up";
+            case THROTTLED, SERVER_ERROR ->
+                "Secrets Manager failed to return CREDENTIALS_SECRET_ARN="
+                    + arn
+                    + tries
+                    + " ("
+                    + serviceCode(e)
+                    + "). The batch will be retried";
+            default ->
+                "CREDENTIALS_SECRET_ARN="
+                    + arn
+                    + " could not be read"
+                    + tries
+                    + " ("
+                    + serviceCode(e)
+                    + "): check the ARN (copy it whole from the console, with its 6-character"
+                    + " suffix), that the secret lives in region "
+                    + CredentialsSource.arnRegion(arn).orElse("<the ARN's region>")
+                    + ", and that it is not scheduled for deletion";
+          };
+      case ASSUME_ROLE ->
+          switch (type) {
+            case ACCESS_DENIED ->
+                "AccessDenied assuming ROLE_ARN="
+                    + arn
+                    + tries
+                    + " ("
+                    + serviceCode(e)
+                    + "): the base credentials (the execution role, or the keys in"
+                    + " CREDENTIALS_SECRET_ARN) need sts:AssumeRole on that role, and the role's"
+                    + " trust policy must trust them; when it requires an external ID"
+                    + " (sts:ExternalId), EXTERNAL_ID must match it exactly. Check ROLE_ARN and"
+                    + " EXTERNAL_ID";
+            case INVALID_CREDENTIALS ->
+                "STS rejected the base credentials used to assume ROLE_ARN="
+                    + arn
+                    + tries
+                    + " ("
+                    + serviceCode(e)
+                    + "): when they come from CREDENTIALS_SECRET_ARN, check the keys in the"
+                    + " secret (it is re-read once per invocation after a rejection)";
+            case NETWORK, TIMEOUT ->
+                "Could not reach STS to assume ROLE_ARN="
+                    + arn
+                    + tries
+                    + ": "
+                    + rootMessage(e)
+                    + ". A function in a VPC needs an STS interface endpoint or a NAT gateway;"
+                    + " with AWS_ENDPOINT_URL_STS set, check that the server is up";
+            case THROTTLED, SERVER_ERROR ->
+                "STS failed to assume ROLE_ARN="
+                    + arn
+                    + tries
+                    + " ("
+                    + serviceCode(e)
+                    + "). The batch will be retried";
+            default ->
+                "ROLE_ARN="
+                    + arn
+                    + " could not be assumed"
+                    + tries
+                    + " ("
+                    + serviceCode(e)
+                    + "): check the role's ARN, that STS is enabled in this region, and the"
+                    + " role's maximum session duration";
+          };
+    };
+  }
+
+  private String accessDenied(Operation op, String target, String key, String tries) {
+    String resource =
+        op == Operation.HEAD_BUCKET || op == Operation.GET_BUCKET_LOCATION
+            ? "arn:aws:s3:::" + bucket
+            : "arn:aws:s3:::" + bucket + "/" + prefixArn(op, key);
+    return "AccessDenied "
+        + op.doing
+        + " "
+        + target
+        + tries
+        + ": the function's credentials lack "
+        + op.permission
+        + " on "
+        + resource
+        + ", or a bucket policy, KMS key policy or SCP denies it. Grant "
+        + op.permission
+        + (op == Operation.PUT_OBJECT ? " (and kms:GenerateDataKey when SSE=aws:kms)" : "")
+        + " to the role in use";
+  }
+
+  /** Writes need the whole prefix; only the preflight's probe is ever deleted. */
+  private String prefixArn(Operation op, String key) {
+    if (op == Operation.DELETE_OBJECT && key != null && key.contains("/_preflight/")) {
+      return key.substring(0, key.indexOf("/_preflight/")) + "/_preflight/*";
+    }
     return keyPrefix.isEmpty() ? "*" : keyPrefix + "/*";
   }
 
@@ -218,20 +470,31 @@ public final class ErrorClassifier {
     return endpoint.startsWith("https://s3.") ? " in this account's view" : " at " + endpoint;
   }
 
-  private String bucketRegion(Throwable failure) {
-    if (failure instanceof S3Exception s3 && s3.awsErrorDetails() != null) {
-      var header =
-          s3.awsErrorDetails().sdkHttpResponse().firstMatchingHeader("x-amz-bucket-region");
-      if (header.isPresent()) {
-        return header.get();
-      }
-      String text = String.valueOf(s3.awsErrorDetails().errorMessage());
-      var m = java.util.regex.Pattern.compile("expecting '([a-z0-9-]+)'").matcher(text);
-      if (m.find()) {
-        return m.group(1);
+  private static CredentialsResolutionException find(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof CredentialsResolutionException cre) {
+        return cre;
       }
     }
-    return "another region";
+    return null;
+  }
+
+  private static AwsServiceException findService(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof AwsServiceException s) {
+        return s;
+      }
+    }
+    return null;
+  }
+
+  private static String serviceCode(CredentialsResolutionException e) {
+    AwsServiceException s = findService(e.getCause());
+    if (s == null) {
+      return e.getCause() == null ? "no answer" : root(e).getClass().getSimpleName();
+    }
+    String code = s.awsErrorDetails() == null ? null : s.awsErrorDetails().errorCode();
+    return (code == null ? "HTTP" : code) + " " + s.statusCode();
   }
 
   private static String errorCode(Throwable failure) {

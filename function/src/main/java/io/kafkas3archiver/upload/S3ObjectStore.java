@@ -1,7 +1,10 @@
 package io.kafkas3archiver.upload;
 
 import io.kafkas3archiver.config.ArchiverConfig;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.concurrent.ThreadLocalRandom;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -26,28 +29,69 @@ public final class S3ObjectStore implements ObjectStore {
   private final S3Client s3;
   private final ArchiverConfig config;
   private final ErrorClassifier classifier;
+  private final CredentialsSource credentials;
 
   public S3ObjectStore(S3Client s3, ArchiverConfig config, ErrorClassifier classifier) {
+    this(s3, config, classifier, null);
+  }
+
+  /**
+   * With a credentials source, a rejection of the keys (InvalidAccessKeyId, SignatureDoesNotMatch)
+   * makes the source re-read them once per invocation, then the put is retried at once.
+   */
+  public S3ObjectStore(
+      S3Client s3,
+      ArchiverConfig config,
+      ErrorClassifier classifier,
+      CredentialsSource credentials) {
     this.s3 = s3;
     this.config = config;
     this.classifier = classifier;
+    this.credentials = credentials;
+  }
+
+  /** A store over fixed credentials (tests, the local run): no re-reading on rejection. */
+  public static S3ObjectStore create(ArchiverConfig config, AwsCredentialsProvider credentials) {
+    return new S3ObjectStore(S3Clients.build(config, credentials), config, classifier(config));
   }
 
   /** The store the handler uses: the client, the classifier and the retry loop, from config. */
-  public static S3ObjectStore create(ArchiverConfig config, AwsCredentialsProvider credentials) {
+  public static S3ObjectStore create(ArchiverConfig config, CredentialsSource credentials) {
     var classifier =
         new ErrorClassifier(
             config.bucketName(),
             config.bucketRegion(),
             S3Clients.endpointName(config),
-            config.keyPrefix());
-    return new S3ObjectStore(S3Clients.build(config, credentials), config, classifier);
+            config.keyPrefix(),
+            credentials.rejectionAdvice());
+    return new S3ObjectStore(
+        S3Clients.build(config, credentials.provider()), config, classifier, credentials);
+  }
+
+  /** The classifier for this configuration's bucket, region, endpoint and prefix. */
+  public static ErrorClassifier classifier(ArchiverConfig config) {
+    return new ErrorClassifier(
+        config.bucketName(),
+        config.bucketRegion(),
+        S3Clients.endpointName(config),
+        config.keyPrefix());
+  }
+
+  /** The client this store writes with (shared with the preflight check). */
+  public S3Client client() {
+    return s3;
+  }
+
+  public ErrorClassifier classifier() {
+    return classifier;
   }
 
   @Override
   public PutResult put(String key, byte[] body, String contentType, Deadline deadline)
       throws UploadException {
     long started = System.nanoTime();
+    String md5 = contentMd5(body);
+    boolean reread = false;
     for (int attempt = 1; ; attempt++) {
       long budget = deadline.remainingMillis() - SAFETY_MARGIN_MILLIS;
       if (budget <= 0) {
@@ -55,13 +99,29 @@ public final class S3ObjectStore implements ObjectStore {
       }
       try {
         s3.putObject(
-            request(key, body.length, contentType, Math.min(budget, MAX_ATTEMPT_MILLIS)),
+            request(key, body.length, md5, contentType, Math.min(budget, MAX_ATTEMPT_MILLIS)),
             // fromBytes would copy the whole object once more; the pipeline never changes it.
             RequestBody.fromContentProvider(
                 ContentStreamProvider.fromByteArrayUnsafe(body), body.length, contentType));
         return new PutResult(attempt, (System.nanoTime() - started) / 1_000_000);
       } catch (SdkException e) {
         UploadException failure = classifier.classify(e, key, attempt);
+        if (failure.type() == ErrorType.INVALID_CREDENTIALS && credentials != null) {
+          if (!reread && rereadCredentials(key, attempt)) {
+            // The keys may have been rotated: retry at once with the fresh ones.
+            reread = true;
+            continue;
+          }
+          if (reread) {
+            throw new UploadException(
+                failure.type(),
+                failure.getMessage()
+                    + ". The credentials were re-read once in this invocation and were"
+                    + " rejected again",
+                attempt,
+                failure.getCause());
+          }
+        }
         long backoff = backoff(attempt);
         boolean timeLeft = deadline.remainingMillis() - SAFETY_MARGIN_MILLIS > backoff + 500;
         if (!failure.type().retryable() || attempt >= MAX_ATTEMPTS || !timeLeft) {
@@ -84,28 +144,46 @@ public final class S3ObjectStore implements ObjectStore {
     if (!guarded) {
       return; // a client not built by S3Clients: it would really send the request
     }
+    byte[] body = {'{', '}'};
     PutObjectRequest request =
-        request(config.keyPrefix() + "/_priming", 2, "application/octet-stream", 10_000).toBuilder()
+        request(
+                config.keyPrefix() + "/_priming",
+                body.length,
+                contentMd5(body),
+                "application/octet-stream",
+                10_000)
+            .toBuilder()
             .overrideConfiguration(
                 o ->
                     o.apiCallTimeout(Duration.ofSeconds(10))
                         .putExecutionAttribute(PrimingGuard.PRIMING, Boolean.TRUE))
             .build();
     try {
-      s3.putObject(request, RequestBody.fromBytes(new byte[] {'{', '}'}));
+      s3.putObject(request, RequestBody.fromBytes(body));
     } catch (PrimingGuard.Stopped | SdkException expected) {
       // Stopped: the request got as far as signing and no further (the SDK may wrap it). Any
       // other failure is ignored too: priming is best effort and must not fail the snapshot.
     }
   }
 
-  private PutObjectRequest request(String key, long length, String contentType, long timeout) {
+  /** Asks the source for fresh credentials; a failure to get them is classified like any other. */
+  private boolean rereadCredentials(String key, int attempt) throws UploadException {
+    try {
+      return credentials.refreshAfterRejection();
+    } catch (SdkException e) {
+      throw classifier.classify(e, key, attempt);
+    }
+  }
+
+  private PutObjectRequest request(
+      String key, long length, String md5, String contentType, long timeout) {
     PutObjectRequest.Builder b =
         PutObjectRequest.builder()
             .bucket(config.bucketName())
             .key(key)
             .contentType(contentType)
             .contentLength(length)
+            .contentMD5(md5)
             .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofMillis(timeout)));
     config
         .sse()
@@ -115,6 +193,20 @@ public final class S3ObjectStore implements ObjectStore {
               config.kmsKeyId().ifPresent(b::ssekmsKeyId);
             });
     return b.build();
+  }
+
+  /**
+   * Content-MD5 makes S3 (and every S3-compatible server) refuse a body that was cut or corrupted
+   * on the way, so a truncated object can never land under its final key. The SDK's own checksum
+   * (CRC32) covers this too, but only while checksum calculation stays on; this one holds whatever
+   * the client's checksum or payload-signing settings are.
+   */
+  static String contentMd5(byte[] body) {
+    try {
+      return Base64.getEncoder().encodeToString(MessageDigest.getInstance("MD5").digest(body));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JVM has MD5", e);
+    }
   }
 
   private static long backoff(int attempt) {

@@ -53,7 +53,7 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
  * <p>System properties: {@code bench.rounds} (throughput rounds, 21), {@code bench.e2eRounds} (9),
  * {@code bench.coldRounds} (5), {@code bench.sections} (throughput,event,e2e,cold,heap), {@code
  * bench.heap} ({@code gzip}: each format with none and gzip; {@code all}; {@code none}), {@code
- * bench.memoryMb} (512), {@code bench.jar}.
+ * bench.memoryMb} (1024, as deployed), {@code bench.jar}.
  */
 public final class Bench {
   private static final PrintStream OUT = System.out;
@@ -68,7 +68,7 @@ public final class Bench {
     int e2eRounds = Integer.getInteger("bench.e2eRounds", 9);
     int coldRounds = Integer.getInteger("bench.coldRounds", 5);
     String heapMode = System.getProperty("bench.heap", "gzip");
-    int memoryMb = Integer.getInteger("bench.memoryMb", 512);
+    int memoryMb = Integer.getInteger("bench.memoryMb", 1024);
     Path jar = Path.of(System.getProperty("bench.jar", "function/target/kafka-s3-archiver.jar"));
     if (!Files.isRegularFile(jar)) {
       throw new IllegalStateException(jar + " is missing: build it first (mvnw package)");

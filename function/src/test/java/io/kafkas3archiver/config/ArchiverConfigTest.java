@@ -108,6 +108,12 @@ class ArchiverConfigTest {
   }
 
   @Test
+  void shouldRejectAnUnknownLogLevel() {
+    assertThatThrownBy(() -> ArchiverConfig.fromEnv(env("LOG_LEVEL", "verbose")))
+        .hasMessage("LOG_LEVEL='verbose' is not valid; legal values: debug, info, warn, error");
+  }
+
+  @Test
   void shouldRejectANonBooleanMetadataFlag() {
     assertThatThrownBy(() -> ArchiverConfig.fromEnv(env("INCLUDE_KAFKA_METADATA", "maybe")))
         .hasMessage("INCLUDE_KAFKA_METADATA='maybe' is not valid; legal values: true, false");

@@ -2,6 +2,7 @@ package io.kafkas3archiver.local;
 
 import io.kafkas3archiver.ArchiverHandler;
 import io.kafkas3archiver.config.ArchiverConfig;
+import io.kafkas3archiver.testing.DuckDb;
 import io.kafkas3archiver.testing.LocalContext;
 import io.kafkas3archiver.testing.ObjectBodies;
 import io.kafkas3archiver.testing.RecordingStore;
@@ -28,12 +29,18 @@ import software.amazon.awssdk.services.s3.S3Client;
  * .local-s3/}; with it, it writes to that endpoint using the usual AWS credentials. The
  * configuration comes from the same environment variables as in Lambda.
  *
- * <p>Usage: {@code LocalRun [event.json]} (default {@code events/msk-event.json}).
+ * <p>Usage: {@code LocalRun [event.json]} (default {@code events/msk-event.json}). With {@code
+ * --kafka} or {@code --bootstrap-servers}, the records come from a real Kafka cluster through the
+ * event-source emulator instead: see {@link KafkaLocalRun}.
  */
 public final class LocalRun {
   private LocalRun() {}
 
   public static void main(String[] args) throws Exception {
+    if (KafkaLocalRun.wants(args)) {
+      KafkaLocalRun.main(args);
+      return;
+    }
     Path event = Path.of(args.length > 0 ? args[0] : "events/msk-event.json");
     Map<String, String> env = new HashMap<>(System.getenv());
     env.putIfAbsent("BUCKET_NAME", "local-archive");
@@ -80,12 +87,11 @@ public final class LocalRun {
       if (!store.keys().isEmpty()) {
         String first = store.keys().get(0);
         try (S3Client s3 = readClient(config, credentials)) {
-          String body =
-              new String(
-                  ObjectBodies.decompressed(s3, config.bucketName(), first),
-                  StandardCharsets.UTF_8);
+          byte[] bytes = ObjectBodies.decompressed(s3, config.bucketName(), first);
           System.out.println("preview of " + first + ":");
-          body.lines().limit(10).forEach(l -> System.out.println("  " + abbreviate(l)));
+          previewLines(first, bytes)
+              .limit(10)
+              .forEach(l -> System.out.println("  " + abbreviate(l)));
         }
       }
     } finally {
@@ -103,6 +109,26 @@ public final class LocalRun {
             .forcePathStyle(config.forcePathStyle());
     config.endpoint().ifPresent(b::endpointOverride);
     return b.build();
+  }
+
+  /** Text objects as they are; Parquet as rows read by DuckDB (a test-only reader). */
+  private static java.util.stream.Stream<String> previewLines(String key, byte[] bytes)
+      throws java.io.IOException {
+    if (!key.endsWith(".parquet")) {
+      return new String(bytes, StandardCharsets.UTF_8).lines();
+    }
+    Path file = Files.createTempFile("preview", ".parquet");
+    try (DuckDb duck = new DuckDb()) {
+      Files.write(file, bytes);
+      return duck
+          .query("SELECT * FROM read_parquet(" + DuckDb.literal(file) + ") LIMIT 10")
+          .stream()
+          .map(Object::toString)
+          .toList()
+          .stream();
+    } finally {
+      Files.deleteIfExists(file);
+    }
   }
 
   private static String abbreviate(String line) {

@@ -41,6 +41,11 @@ public final class S3ProxyServer implements AutoCloseable {
     return start(null, port);
   }
 
+  /** Starts on disk on a fixed port: a server stopped and started again keeps its objects. */
+  public static S3ProxyServer onDiskOnPort(Path folder, int port) {
+    return start(folder, port);
+  }
+
   private static S3ProxyServer start(Path folder, int port) {
     Properties props = new Properties();
     String provider = "transient-nio2";

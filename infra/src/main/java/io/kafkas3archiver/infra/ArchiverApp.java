@@ -1,13 +1,82 @@
 package io.kafkas3archiver.infra;
 
+import io.github.cdklabs.cdknag.AwsSolutionsChecks;
+import io.github.cdklabs.cdknag.NagPackProps;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.stream.Stream;
 import software.amazon.awscdk.App;
+import software.amazon.awscdk.Aspects;
+import software.amazon.awscdk.Environment;
+import software.amazon.awscdk.StackProps;
 
-/** Entry point of the CDK app. */
+/**
+ * Entry point of the CDK app. Configuration comes from CDK context ({@code -c key=value} or
+ * cdk.json) and, when context {@code configFile} names one, from a JSON file in the seed's
+ * connector shape; context wins. {@code jarPath} points at the function's jar (default: the Maven
+ * build output), so tests can pass any small file and need no build.
+ */
 public final class ArchiverApp {
+  static final String DEFAULT_JAR = "../function/target/kafka-s3-archiver.jar";
+
   private ArchiverApp() {}
 
   public static void main(String[] args) {
     App app = new App();
+    createStack(app);
     app.synth();
+  }
+
+  /** Builds the one stack of the app from its context. Tests call this too. */
+  public static ArchiverStack createStack(App app) {
+    Map<String, Object> values = new LinkedHashMap<>();
+    Object file = app.getNode().tryGetContext("configFile");
+    if (file != null && !file.toString().isBlank()) {
+      values.putAll(ArchiverSettings.readJsonFile(Path.of(file.toString())));
+    }
+    Stream.concat(ArchiverSettings.KNOWN_KEYS.stream(), ArchiverSettings.SECRET_KEYS.stream())
+        .forEach(
+            key -> {
+              Object v = app.getNode().tryGetContext(key);
+              if (v != null) {
+                values.put(key, v);
+              }
+            });
+    ArchiverSettings settings = ArchiverSettings.from(values);
+    Object jar = app.getNode().tryGetContext("jarPath");
+    Object stackName = app.getNode().tryGetContext("stackName");
+    return createStack(
+        app,
+        stackName == null ? "KafkaS3Archiver-" + settings.title() : stackName.toString(),
+        settings,
+        jar == null ? DEFAULT_JAR : jar.toString());
+  }
+
+  /** The stack plus the AwsSolutions checks, which report into the stack's annotations. */
+  public static ArchiverStack createStack(
+      App app, String stackName, ArchiverSettings settings, String jarPath) {
+    if (!Files.exists(Path.of(jarPath))) {
+      throw new IllegalArgumentException(
+          "the function jar "
+              + Path.of(jarPath).toAbsolutePath().normalize()
+              + " does not exist: build it with `./mvnw -B -DskipTests package` at the repository"
+              + " root, or pass -c jarPath=<file>");
+    }
+    StackProps.Builder props =
+        StackProps.builder()
+            .stackName(stackName.replaceAll("[^A-Za-z0-9-]", "-"))
+            .description(
+                "kafka-s3-archiver: archives Kafka topic " + settings.inputTopic() + " to S3");
+    String account = System.getenv("CDK_DEFAULT_ACCOUNT");
+    String region = System.getenv("CDK_DEFAULT_REGION");
+    if (account != null && region != null) {
+      props.env(Environment.builder().account(account).region(region).build());
+    }
+    ArchiverStack stack =
+        new ArchiverStack(app, "KafkaS3Archiver", props.build(), settings, jarPath);
+    Aspects.of(stack).add(new AwsSolutionsChecks(NagPackProps.builder().verbose(true).build()));
+    return stack;
   }
 }

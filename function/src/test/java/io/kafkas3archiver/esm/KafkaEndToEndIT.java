@@ -1,0 +1,483 @@
+package io.kafkas3archiver.esm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
+import com.amazonaws.services.lambda.runtime.events.KafkaEvent;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kafkas3archiver.ArchiverHandler;
+import io.kafkas3archiver.config.ArchiverConfig;
+import io.kafkas3archiver.esm.ArchivedRows.Row;
+import io.kafkas3archiver.esm.EsmEventWriter.Flavour;
+import io.kafkas3archiver.esm.EventSourceEmulator.Invocation;
+import io.kafkas3archiver.esm.EventSourceEmulator.Outcome;
+import io.kafkas3archiver.esm.EventSourceEmulator.Settings;
+import io.kafkas3archiver.esm.SampleVehicleEvents.Produced;
+import io.kafkas3archiver.testing.Harness;
+import io.kafkas3archiver.testing.S3ProxyServer;
+import io.kafkas3archiver.upload.ObjectStore;
+import io.kafkas3archiver.upload.S3ObjectStore;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * End to end with every part real: a Kafka producer sends JSON records with keys and headers to a
+ * KRaft broker on 127.0.0.1; the event-source emulator polls them like the Lambda mapping and
+ * invokes the real {@link ArchiverHandler}; the handler writes through the AWS SDK to S3Proxy; the
+ * objects are read back with DuckDB. Each test has its own topic, consumer group and key prefix.
+ *
+ * <p>The claim checked is "every record appears exactly once by (topic, partition, offset)", after
+ * upload failures, a crash mid-batch, and an emulator restart. It holds because a redelivered batch
+ * is the same batch, so it gets the same deterministic keys and overwrites. The last two tests show
+ * where that stops: a redelivery that has grown writes a second object under the default layout.
+ */
+class KafkaEndToEndIT {
+  private static final String BUCKET = "kafka-e2e";
+  private static final Duration RUN_TIMEOUT = Duration.ofSeconds(60);
+  private static final String CLUSTER_ARN =
+      "arn:aws:kafka:us-east-1:123456789012:cluster/local/11111111-2222-3333-4444-555555555555-1";
+
+  private static EmbeddedKafka kafka;
+  private static S3ProxyServer s3server;
+  private static S3Client s3;
+
+  @TempDir Path temp;
+
+  /** S3 servers a test started itself (the outage test restarts one). */
+  private final List<S3ProxyServer> servers = new CopyOnWriteArrayList<>();
+
+  @BeforeAll
+  static void start() {
+    kafka = EmbeddedKafka.start();
+    s3server = S3ProxyServer.inMemory();
+    s3server.createBucket(BUCKET);
+    s3 = s3server.client();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (s3 != null) {
+      s3.close();
+    }
+    if (s3server != null) {
+      s3server.close();
+    }
+    if (kafka != null) {
+      kafka.close();
+    }
+  }
+
+  private static Harness harness(String prefix) {
+    return Harness.against(s3server.endpoint().toString(), BUCKET)
+        .with("KEY_PREFIX", prefix)
+        .with("INCLUDE_KAFKA_METADATA", "true");
+  }
+
+  /** The real handler over the real S3 store, optionally wrapped by a fault injector. */
+  private static ArchiverHandler handler(Harness harness, Function<ObjectStore, ObjectStore> wrap) {
+    ArchiverConfig config = harness.config();
+    ObjectStore real =
+        S3ObjectStore.create(
+            config,
+            StaticCredentialsProvider.create(
+                AwsBasicCredentials.create(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY)));
+    return new ArchiverHandler(config, wrap.apply(real), Clock.systemUTC());
+  }
+
+  private static Settings settings(String topic, String group) {
+    return Settings.of(kafka.bootstrapServers(), topic, group)
+        .withBatchSize(100)
+        .withBatchingWindow(Duration.ofMillis(200));
+  }
+
+  private static Map<TopicPartition, Long> endOffsets(List<Produced> produced) {
+    Map<TopicPartition, Long> end = new HashMap<>();
+    for (Produced p : produced) {
+      end.merge(new TopicPartition(p.topic(), p.partition()), p.offset() + 1, Math::max);
+    }
+    return end;
+  }
+
+  /** Every produced record is archived exactly once, with its key, headers and value intact. */
+  private void assertArchivedExactlyOnce(String prefix, List<Produced> produced) {
+    assertArchivedExactlyOnce(s3, prefix, produced);
+  }
+
+  private void assertArchivedExactlyOnce(S3Client s3, String prefix, List<Produced> produced) {
+    List<Row> rows = ArchivedRows.read(s3, BUCKET, prefix + "/", temp);
+    Map<String, Long> copies =
+        rows.stream().collect(Collectors.groupingBy(Row::id, Collectors.counting()));
+    assertThat(copies.entrySet()).allSatisfy(e -> assertThat(e.getValue()).as(e.getKey()).isOne());
+    assertThat(copies.keySet())
+        .containsExactlyInAnyOrderElementsOf(
+            produced.stream()
+                .map(p -> p.topic() + "-" + p.partition() + "@" + p.offset())
+                .toList());
+    Map<String, Row> byId = rows.stream().collect(Collectors.toMap(Row::id, r -> r));
+    ObjectMapper json = new ObjectMapper();
+    for (Produced p : produced) {
+      Row row = byId.get(p.topic() + "-" + p.partition() + "@" + p.offset());
+      assertThat(row.key()).isEqualTo(p.key());
+      try {
+        assertThat(json.readTree(row.value())).isEqualTo(json.readTree(p.value()));
+        var headers = new HashMap<String, String>();
+        json.readTree(row.headers())
+            .forEach(h -> headers.put(h.get("name").asText(), h.get("value").asText()));
+        assertThat(headers).isEqualTo(p.headers());
+      } catch (Exception e) {
+        throw new AssertionError("row " + row.id() + " is not the JSON that was produced", e);
+      }
+    }
+  }
+
+  private static List<Outcome> outcomes(EventSourceEmulator emulator) {
+    return emulator.invocations().stream().map(Invocation::outcome).toList();
+  }
+
+  @Test
+  void shouldArchiveEveryProducedRecordExactlyOnceInBatchesAcrossPartitions() {
+    String topic = "vehicle-telemetry-happy";
+    kafka.createTopic(topic, 3);
+    List<Produced> produced = SampleVehicleEvents.produce(kafka.bootstrapServers(), topic, 0, 450);
+    List<byte[]> events = new ArrayList<>();
+    ArchiverHandler real = handler(harness("happy"), s -> s);
+    RequestStreamHandler capturing =
+        (in, out, ctx) -> {
+          byte[] event = in.readAllBytes();
+          events.add(event);
+          real.handleRequest(new ByteArrayInputStream(event), out, ctx);
+        };
+
+    try (var emulator =
+        new EventSourceEmulator(
+            settings(topic, "happy").withFlavour(new Flavour.Msk(CLUSTER_ARN)), capturing)) {
+      assertThat(emulator.runUntilCommitted(endOffsets(produced), RUN_TIMEOUT)).isTrue();
+
+      assertThat(outcomes(emulator)).allMatch(o -> o instanceof Outcome.Succeeded);
+      assertThat(emulator.invocations()).hasSizeGreaterThanOrEqualTo(5);
+      assertThat(emulator.invocations())
+          .allSatisfy(i -> assertThat(i.records()).isLessThanOrEqualTo(100));
+      assertThat(emulator.invocations())
+          .anySatisfy(i -> assertThat(i.ranges()).hasSizeGreaterThan(1));
+      assertThat(emulator.committed()).isEqualTo(endOffsets(produced));
+    }
+    assertArchivedExactlyOnce("happy", produced);
+
+    // The event is the mapping's: the Lambda library's own KafkaEvent reads it.
+    KafkaEvent event = kafkaEvent(events.get(0));
+    assertThat(event.getEventSource()).isEqualTo("aws:kafka");
+    assertThat(event.getEventSourceArn()).isEqualTo(CLUSTER_ARN);
+    assertThat(event.getBootstrapServers()).isEqualTo(kafka.bootstrapServers());
+    var first = event.getRecords().values().iterator().next().get(0);
+    assertThat(first.getTopic()).isEqualTo(topic);
+    assertThat(first.getTimestampType()).isEqualTo("CREATE_TIME");
+    assertThat(first.getHeaders().get(0)).containsKey("trace-id");
+  }
+
+  @Test
+  void shouldRedeliverTheWholeBatchWhenAnUploadFailsAndStillArchiveExactlyOnce() {
+    String topic = "vehicle-telemetry-upload-failures";
+    kafka.createTopic(topic, 3);
+    List<Produced> produced = SampleVehicleEvents.produce(kafka.bootstrapServers(), topic, 0, 300);
+    // REPORT_BATCH_ITEM_FAILURES off: a failed upload fails the invocation, the batch comes again.
+    ArchiverHandler handler =
+        handler(harness("upload-failures"), s -> FaultyStore.failingUploads(s, k -> true, 3));
+
+    try (var emulator = new EventSourceEmulator(settings(topic, "upload-failures"), handler)) {
+      assertThat(emulator.runUntilCommitted(endOffsets(produced), RUN_TIMEOUT)).isTrue();
+
+      // The first batch failed three times and went through on its fourth attempt, same bytes.
+      List<Invocation> firstBatch =
+          emulator.invocations().stream().filter(i -> i.batch() == 1).toList();
+      assertThat(firstBatch).extracting(Invocation::attempt).containsExactly(1, 2, 3, 4);
+      assertThat(firstBatch)
+          .extracting(Invocation::ranges)
+          .containsOnly(firstBatch.get(0).ranges());
+      assertThat(firstBatch.get(3).outcome()).isInstanceOf(Outcome.Succeeded.class);
+      assertThat(outcomes(emulator)).filteredOn(o -> o instanceof Outcome.Failed).hasSize(3);
+    }
+    assertArchivedExactlyOnce("upload-failures", produced);
+  }
+
+  @Test
+  void shouldRedeliverWhileS3IsDownAndArchiveExactlyOnceWhenItIsBack() throws Exception {
+    String topic = "vehicle-telemetry-s3-outage";
+    kafka.createTopic(topic, 3);
+    List<Produced> produced = SampleVehicleEvents.produce(kafka.bootstrapServers(), topic, 0, 200);
+    Path data = temp.resolve("s3-outage");
+    S3ProxyServer outage = S3ProxyServer.onDisk(data);
+    int port = outage.port();
+    outage.createBucket(BUCKET);
+    Harness harness =
+        Harness.against(outage.endpoint().toString(), BUCKET)
+            .with("KEY_PREFIX", "s3-outage")
+            .with("INCLUDE_KAFKA_METADATA", "true");
+    ArchiverHandler handler = handler(harness, s -> s);
+    // A real fault: the server is gone (connections refused) for about 3 s. With a 2 s function
+    // timeout, the function's own upload retries run out and the invocation fails.
+    outage.close();
+    Thread restart =
+        Thread.ofVirtual()
+            .start(
+                () -> {
+                  try {
+                    Thread.sleep(3_000);
+                  } catch (InterruptedException e) {
+                    return;
+                  }
+                  servers.add(S3ProxyServer.onDiskOnPort(data, port));
+                });
+    Settings settings =
+        settings(topic, "s3-outage")
+            .withFunctionTimeout(Duration.ofSeconds(2))
+            .withMaxRetryAttempts(20);
+    try (var emulator = new EventSourceEmulator(settings, handler)) {
+      assertThat(emulator.runUntilCommitted(endOffsets(produced), RUN_TIMEOUT)).isTrue();
+
+      assertThat(outcomes(emulator))
+          .filteredOn(o -> o instanceof Outcome.Failed)
+          .isNotEmpty()
+          .allSatisfy(o -> assertThat(((Outcome.Failed) o).error()).contains("Network"));
+    } finally {
+      restart.join(10_000);
+    }
+    try (S3Client client = servers.get(0).client()) {
+      assertArchivedExactlyOnce(client, "s3-outage", produced);
+    } finally {
+      servers.forEach(S3ProxyServer::close);
+    }
+  }
+
+  @Test
+  void shouldCommitTheGoodPartitionsAndRedeliverTheFailedOneWithBatchItemFailures() {
+    String topic = "vehicle-telemetry-item-failures";
+    kafka.createTopic(topic, 3);
+    List<Produced> produced = SampleVehicleEvents.produce(kafka.bootstrapServers(), topic, 0, 300);
+    // One object per topic-partition, so one partition can fail while the others are written.
+    Harness harness =
+        harness("item-failures")
+            .with("REPORT_BATCH_ITEM_FAILURES", "true")
+            .with("KEY_TEMPLATE", "${KEY_PREFIX}/${OBJECT_NAME}/partition=${PARTITION}/${JOB_ID}");
+    FaultyStore[] store = new FaultyStore[1];
+    ArchiverHandler handler =
+        handler(
+            harness,
+            s -> store[0] = FaultyStore.failingUploads(s, k -> k.contains("/partition=1/"), 2));
+
+    try (var emulator =
+        new EventSourceEmulator(
+            settings(topic, "item-failures").withReportBatchItemFailures(true), handler)) {
+      assertThat(emulator.runUntilCommitted(endOffsets(produced), RUN_TIMEOUT)).isTrue();
+
+      List<Outcome> partial =
+          outcomes(emulator).stream().filter(o -> o instanceof Outcome.PartiallyFailed).toList();
+      assertThat(partial).hasSize(2);
+      assertThat(partial)
+          .allSatisfy(
+              o ->
+                  assertThat(((Outcome.PartiallyFailed) o).failedFrom())
+                      .containsOnlyKeys(topic + "-1"));
+      assertThat(outcomes(emulator)).noneMatch(o -> o instanceof Outcome.Failed);
+    }
+    assertThat(store[0].faultsInjected()).isEqualTo(2);
+    assertArchivedExactlyOnce("item-failures", produced);
+  }
+
+  @Test
+  void shouldOverwriteWhatACrashedInvocationWroteWhenTheSameBatchIsRedelivered() {
+    String topic = "vehicle-telemetry-crash";
+    kafka.createTopic(topic, 3);
+    List<Produced> produced = SampleVehicleEvents.produce(kafka.bootstrapServers(), topic, 0, 300);
+    // One object per partition; the first two invocations die right after their first object.
+    Harness harness =
+        harness("crash")
+            .with("KEY_TEMPLATE", "${KEY_PREFIX}/${OBJECT_NAME}/partition=${PARTITION}/${JOB_ID}");
+    FaultyStore[] store = new FaultyStore[1];
+    ArchiverHandler handler =
+        handler(harness, s -> store[0] = FaultyStore.crashingAfterWrite(s, 2));
+
+    try (var emulator = new EventSourceEmulator(settings(topic, "crash"), handler)) {
+      assertThat(emulator.runUntilCommitted(endOffsets(produced), RUN_TIMEOUT)).isTrue();
+
+      assertThat(outcomes(emulator))
+          .filteredOn(o -> o instanceof Outcome.Failed)
+          .hasSize(2)
+          .allSatisfy(o -> assertThat(((Outcome.Failed) o).error()).contains("SimulatedCrash"));
+    }
+    // The crashed invocations did write; the retries wrote the same keys again.
+    List<String> written = store[0].written();
+    assertThat(written).hasSizeGreaterThan(new HashSet<>(written).size());
+    assertThat(ArchivedRows.keys(s3, BUCKET, "crash/")).hasSize(new HashSet<>(written).size());
+    assertArchivedExactlyOnce("crash", produced);
+  }
+
+  @Test
+  void shouldRedeliverFromTheCommittedOffsetsAfterAnEmulatorRestart() {
+    String topic = "vehicle-telemetry-restart";
+    kafka.createTopic(topic, 3);
+    List<Produced> produced =
+        new ArrayList<>(SampleVehicleEvents.produce(kafka.bootstrapServers(), topic, 0, 250));
+    Harness harness = harness("restart");
+    // A window long enough to fetch every partition, so a batch is everything not yet committed.
+    Settings settings =
+        settings(topic, "restart").withBatchSize(1000).withBatchingWindow(Duration.ofSeconds(1));
+
+    Invocation crashed;
+    try (var first = new EventSourceEmulator(settings, handler(harness, s -> s))) {
+      // The function archives the batch, then the poller dies before it commits.
+      crashed = first.pollOnceThenCrashBeforeCommit(Duration.ofSeconds(10));
+      assertThat(crashed.outcome()).isInstanceOf(Outcome.Succeeded.class);
+      assertThat(crashed.records()).isEqualTo(250);
+    }
+    List<String> afterCrash = ArchivedRows.keys(s3, BUCKET, "restart/");
+
+    try (var second = new EventSourceEmulator(settings, handler(harness, s -> s))) {
+      assertThat(second.runUntilCommitted(endOffsets(produced), RUN_TIMEOUT)).isTrue();
+      // Nothing was committed, so the new poller starts over: the same batch, the same keys.
+      assertThat(second.invocations().get(0).ranges()).isEqualTo(crashed.ranges());
+      assertThat(ArchivedRows.keys(s3, BUCKET, "restart/")).isEqualTo(afterCrash);
+
+      produced.addAll(SampleVehicleEvents.produce(kafka.bootstrapServers(), topic, 250, 150));
+      assertThat(second.runUntilCommitted(endOffsets(produced), RUN_TIMEOUT)).isTrue();
+    }
+    assertArchivedExactlyOnce("restart", produced);
+  }
+
+  @Test
+  void shouldDuplicateUnderTheDefaultLayoutWhenARedeliveredBatchHasGrown() {
+    // Known limit, documented: the default name is a hash of the batch's first AND last offsets.
+    // A poller that dies before committing, with new records arriving before its replacement polls,
+    // redelivers a longer batch: a new name, so the first object's rows exist twice.
+    List<Row> rows = crashThenRedeliverAGrownBatch("grown-default", harness("grown-default"));
+    Map<String, Long> copies =
+        rows.stream().collect(Collectors.groupingBy(Row::id, Collectors.counting()));
+    assertThat(copies.values().stream().filter(c -> c == 2).count()).isEqualTo(200);
+    assertThat(copies).hasSize(300);
+  }
+
+  @Test
+  void shouldNotDuplicateAGrownRedeliveryWhenKeysAreNamedByPartitionAndStartOffset() {
+    // Keys from (topic, partition, start offset) only: the grown redelivery overwrites.
+    Harness harness =
+        harness("grown-start-offset")
+            .with(
+                "KEY_TEMPLATE",
+                "${KEY_PREFIX}/${OBJECT_NAME}/partition=${PARTITION}/offset=${START_OFFSET}");
+    List<Row> rows = crashThenRedeliverAGrownBatch("grown-start-offset", harness);
+    Map<String, Long> copies =
+        rows.stream().collect(Collectors.groupingBy(Row::id, Collectors.counting()));
+    assertThat(copies).hasSize(300).allSatisfy((id, n) -> assertThat(n).as(id).isOne());
+  }
+
+  private List<Row> crashThenRedeliverAGrownBatch(String name, Harness harness) {
+    String topic = "vehicle-telemetry-" + name;
+    kafka.createTopic(topic, 3);
+    List<Produced> produced =
+        new ArrayList<>(SampleVehicleEvents.produce(kafka.bootstrapServers(), topic, 0, 200));
+    Settings settings =
+        settings(topic, name).withBatchSize(1000).withBatchingWindow(Duration.ofSeconds(1));
+    try (var first = new EventSourceEmulator(settings, handler(harness, s -> s))) {
+      assertThat(first.pollOnceThenCrashBeforeCommit(Duration.ofSeconds(10)).records())
+          .isEqualTo(200);
+    }
+    produced.addAll(SampleVehicleEvents.produce(kafka.bootstrapServers(), topic, 200, 100));
+    try (var second = new EventSourceEmulator(settings, handler(harness, s -> s))) {
+      assertThat(second.runUntilCommitted(endOffsets(produced), RUN_TIMEOUT)).isTrue();
+      assertThat(second.invocations().get(0).records()).isEqualTo(300);
+    }
+    return ArchivedRows.read(s3, BUCKET, name + "/", temp);
+  }
+
+  @Test
+  void shouldStartAtTheEndOfTheTopicForLatestAndHonourThePayloadCap() {
+    String topic = "vehicle-telemetry-latest";
+    kafka.createTopic(topic, 2);
+    SampleVehicleEvents.produce(kafka.bootstrapServers(), topic, 0, 50);
+    Settings settings =
+        settings(topic, "latest")
+            .withStartingPosition(EventSourceEmulator.StartingPosition.LATEST)
+            .withMaxPayloadBytes(8 * 1024);
+    try (var emulator = new EventSourceEmulator(settings, handler(harness("latest"), s -> s))) {
+      // Join the group and take the end of the log as the starting point.
+      emulator.awaitAssignment(Duration.ofSeconds(20));
+      List<Produced> produced =
+          SampleVehicleEvents.produce(kafka.bootstrapServers(), topic, 50, 60);
+      assertThat(emulator.runUntilCommitted(endOffsets(produced), RUN_TIMEOUT)).isTrue();
+
+      assertThat(emulator.invocations())
+          .allSatisfy(i -> assertThat(i.eventBytes()).isLessThanOrEqualTo(8 * 1024))
+          .hasSizeGreaterThan(1);
+      assertArchivedExactlyOnce("latest", produced);
+    }
+  }
+
+  @Test
+  void shouldCloseAnUnfilledBatchWhenItsBatchingWindowEnds() {
+    String topic = "vehicle-telemetry-window";
+    kafka.createTopic(topic, 2);
+    List<Produced> produced = SampleVehicleEvents.produce(kafka.bootstrapServers(), topic, 0, 5);
+    Settings settings =
+        settings(topic, "window").withBatchSize(1000).withBatchingWindow(Duration.ofMillis(700));
+    try (var emulator = new EventSourceEmulator(settings, handler(harness("window"), s -> s))) {
+      emulator.awaitAssignment(Duration.ofSeconds(20));
+      long started = System.nanoTime();
+      Invocation batch = emulator.pollOnce(Duration.ofSeconds(10));
+      long millis = (System.nanoTime() - started) / 1_000_000;
+
+      // Far below BatchSize: the batch waited out the window from its first record, then went.
+      assertThat(batch.records()).isEqualTo(5);
+      assertThat(millis).isBetween(700L, 10_000L);
+      assertThat(emulator.committed()).isEqualTo(endOffsets(produced));
+    }
+  }
+
+  @Test
+  void shouldCloseABatchBeforeItsEventPassesSixMegabytes() {
+    String topic = "vehicle-telemetry-six-mb";
+    kafka.createTopic(topic, 2);
+    // 14 records of about 700 KB (933 KB in base64): at most 6 fit in a 6 MB event.
+    List<Produced> produced =
+        SampleVehicleEvents.produce(kafka.bootstrapServers(), topic, 0, 14, 700 * 1024);
+    try (var emulator =
+        new EventSourceEmulator(
+            settings(topic, "six-mb").withBatchSize(10_000), handler(harness("six-mb"), s -> s))) {
+      assertThat(emulator.runUntilCommitted(endOffsets(produced), RUN_TIMEOUT)).isTrue();
+
+      assertThat(emulator.invocations())
+          .hasSizeGreaterThanOrEqualTo(3)
+          .allSatisfy(i -> assertThat(i.eventBytes()).isLessThanOrEqualTo(Settings.SIX_MB))
+          .anySatisfy(i -> assertThat(i.eventBytes()).isGreaterThan(5 * 1024 * 1024));
+    }
+    assertArchivedExactlyOnce("six-mb", produced);
+  }
+
+  private static KafkaEvent kafkaEvent(byte[] json) {
+    try {
+      return new ObjectMapper()
+          .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
+          .readValue(json, KafkaEvent.class);
+    } catch (Exception e) {
+      throw new AssertionError(new String(json, StandardCharsets.UTF_8), e);
+    }
+  }
+}

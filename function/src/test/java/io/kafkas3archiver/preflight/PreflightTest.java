@@ -1,0 +1,215 @@
+package io.kafkas3archiver.preflight;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kafkas3archiver.config.ArchiverConfig;
+import io.kafkas3archiver.preflight.PreflightReport.Status;
+import io.kafkas3archiver.upload.CredentialsSource;
+import io.kafkas3archiver.upload.Deadline;
+import io.kafkas3archiver.upload.S3ObjectStore;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.SdkHttpResponse;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.DeleteObjectRequest;
+import software.amazon.awssdk.services.s3.model.DeleteObjectResponse;
+import software.amazon.awssdk.services.s3.model.GetBucketLocationRequest;
+import software.amazon.awssdk.services.s3.model.GetBucketLocationResponse;
+import software.amazon.awssdk.services.s3.model.HeadBucketRequest;
+import software.amazon.awssdk.services.s3.model.HeadBucketResponse;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+import software.amazon.awssdk.services.s3.model.PutObjectResponse;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+
+/**
+ * The preflight's decisions on answers no local server gives: a bucket in another region (301 with
+ * x-amz-bucket-region), and permissions denied for ListBucket, PutObject or DeleteObject.
+ */
+class PreflightTest {
+  private static final Clock CLOCK =
+      Clock.fixed(Instant.parse("2026-03-04T05:06:07Z"), ZoneOffset.UTC);
+
+  @Test
+  void shouldReportTheBucketsRegionWhenItIsNotTheConfiguredOne() {
+    // Given S3 answers with a 301 naming eu-west-1
+    FakeS3 s3 = new FakeS3();
+    s3.list = error(301, "PermanentRedirect", "eu-west-1");
+
+    // When the check runs for a function configured for ap-south-1
+    PreflightReport report = run(s3, Map.of());
+
+    // Then the bucket exists, the region step fails with both regions, and nothing is written
+    assertThat(report.step(Preflight.BUCKET).status()).isEqualTo(Status.PASS);
+    var region = report.step(Preflight.REGION);
+    assertThat(region.status()).isEqualTo(Status.FAIL);
+    assertThat(region.detail())
+        .isEqualTo("bucket 'my-bucket' is in eu-west-1, function configured for ap-south-1");
+    assertThat(region.advice()).contains("BUCKET_REGION=eu-west-1");
+    assertThat(region.errorType()).isEqualTo("WrongRegion");
+    assertThat(report.step(Preflight.PROBE_WRITE).status()).isEqualTo(Status.SKIPPED);
+    assertThat(s3.puts).isEmpty();
+    assertThat(report.ok()).isFalse();
+  }
+
+  @Test
+  void shouldWarnAndLeaveTheProbeWhenDeletingIsNotPermitted() {
+    FakeS3 s3 = new FakeS3();
+    s3.delete = error(403, "AccessDenied", null);
+
+    PreflightReport report = run(s3, Map.of());
+
+    var delete = report.step(Preflight.PROBE_DELETE);
+    assertThat(delete.status()).isEqualTo(Status.WARN);
+    assertThat(delete.detail()).contains("left behind");
+    assertThat(delete.advice())
+        .contains("s3:DeleteObject on arn:aws:s3:::my-bucket/raw/_preflight/*");
+    assertThat(report.ok()).isTrue();
+  }
+
+  @Test
+  void shouldWarnWithoutListBucketAndStillProbeTheWrite() {
+    // Given ListBucket is denied, but HeadBucket's 403 still carries the region header
+    FakeS3 s3 = new FakeS3();
+    s3.list = error(403, "AccessDenied", null);
+    s3.head = error(403, null, "ap-south-1");
+
+    PreflightReport report = run(s3, Map.of());
+
+    assertThat(report.step(Preflight.BUCKET).status()).isEqualTo(Status.WARN);
+    assertThat(report.step(Preflight.BUCKET).advice()).contains("s3:ListBucket");
+    assertThat(report.step(Preflight.REGION).status()).isEqualTo(Status.PASS);
+    assertThat(report.step(Preflight.PROBE_WRITE).status()).isEqualTo(Status.PASS);
+    assertThat(report.ok()).isTrue();
+  }
+
+  @Test
+  void shouldFailTheProbeWriteWithThePutObjectPermission() {
+    FakeS3 s3 = new FakeS3();
+    s3.put = error(403, "AccessDenied", null);
+
+    PreflightReport report = run(s3, Map.of());
+
+    var write = report.step(Preflight.PROBE_WRITE);
+    assertThat(write.status()).isEqualTo(Status.FAIL);
+    assertThat(write.advice()).contains("s3:PutObject on arn:aws:s3:::my-bucket/raw/*");
+    assertThat(report.step(Preflight.PROBE_DELETE).status()).isEqualTo(Status.SKIPPED);
+  }
+
+  @Test
+  void shouldApplySseAndTheKmsKeyToTheProbeAndShowTheKeyLayout() {
+    FakeS3 s3 = new FakeS3();
+
+    PreflightReport report =
+        run(s3, Map.of("SSE", "aws:kms", "KMS_KEY_ID", "alias/archive", "INPUT_TOPIC", "orders"));
+
+    assertThat(report.ok()).isTrue();
+    assertThat(s3.puts).hasSize(1);
+    PutObjectRequest put = s3.puts.get(0);
+    assertThat(put.serverSideEncryptionAsString()).isEqualTo("aws:kms");
+    assertThat(put.ssekmsKeyId()).isEqualTo("alias/archive");
+    assertThat(put.key()).startsWith("raw/_preflight/").endsWith(".txt");
+    assertThat(report.step(Preflight.PROBE_WRITE).detail()).contains("SSE=aws:kms");
+    assertThat(report.keyLayout().exampleKey())
+        .startsWith("raw/orders/year=2026/month=03/day=04/hour=05/")
+        .endsWith(".ndjson");
+    assertThat(report.keyLayout().exampleErrorKey()).startsWith("raw/_errors/orders/year=2026/");
+    assertThat(report.toJson()).contains("\"exampleKey\":\"raw/orders/year=2026/month=03/");
+  }
+
+  private static PreflightReport run(FakeS3 s3, Map<String, String> overrides) {
+    Map<String, String> env = new HashMap<>();
+    env.put("BUCKET_NAME", "my-bucket");
+    env.put("BUCKET_REGION", "ap-south-1");
+    env.put("KEY_PREFIX", "raw");
+    env.put("AWS_ACCESS_KEY_ID", "AKEXEC");
+    env.put("AWS_SECRET_ACCESS_KEY", "SKEXEC");
+    env.putAll(overrides);
+    ArchiverConfig config = ArchiverConfig.fromEnv(env);
+    CredentialsSource credentials = CredentialsSource.from(config, env::get);
+    var store = new S3ObjectStore(s3, config, S3ObjectStore.classifier(config), credentials);
+    return new Preflight(config, credentials, s3, store, CLOCK)
+        .run(Deadline.in(30_000, Clock.systemUTC()));
+  }
+
+  private static S3Exception error(int status, String code, String region) {
+    SdkHttpResponse.Builder response = SdkHttpResponse.builder().statusCode(status);
+    if (region != null) {
+      response.putHeader("x-amz-bucket-region", region);
+    }
+    return (S3Exception)
+        S3Exception.builder()
+            .statusCode(status)
+            .awsErrorDetails(
+                AwsErrorDetails.builder()
+                    .errorCode(code)
+                    .errorMessage(code)
+                    .sdkHttpResponse(response.build())
+                    .build())
+            .build();
+  }
+
+  /** Answers like a healthy bucket in ap-south-1 unless told to throw. */
+  private static final class FakeS3 implements S3Client {
+    S3Exception list;
+    S3Exception head;
+    S3Exception put;
+    S3Exception delete;
+    final List<PutObjectRequest> puts = new ArrayList<>();
+
+    @Override
+    public ListObjectsV2Response listObjectsV2(ListObjectsV2Request r) {
+      if (list != null) {
+        throw list;
+      }
+      return ListObjectsV2Response.builder().build();
+    }
+
+    @Override
+    public HeadBucketResponse headBucket(HeadBucketRequest r) {
+      if (head != null) {
+        throw head;
+      }
+      return HeadBucketResponse.builder().bucketRegion("ap-south-1").build();
+    }
+
+    @Override
+    public GetBucketLocationResponse getBucketLocation(GetBucketLocationRequest r) {
+      return GetBucketLocationResponse.builder().locationConstraint("ap-south-1").build();
+    }
+
+    @Override
+    public PutObjectResponse putObject(PutObjectRequest r, RequestBody body) {
+      if (put != null) {
+        throw put;
+      }
+      puts.add(r);
+      return PutObjectResponse.builder().build();
+    }
+
+    @Override
+    public DeleteObjectResponse deleteObject(DeleteObjectRequest r) {
+      if (delete != null) {
+        throw delete;
+      }
+      return DeleteObjectResponse.builder().build();
+    }
+
+    @Override
+    public String serviceName() {
+      return "s3";
+    }
+
+    @Override
+    public void close() {}
+  }
+}

@@ -1,0 +1,503 @@
+package io.kafkas3archiver.infra;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+
+/**
+ * Everything the stack is configured with, validated once. It is read from CDK context or from a
+ * JSON file in the seed's connector shape ({@code title}, {@code bucketName}, {@code region},
+ * {@code inputTopic}, plus the cluster settings); context keys have the same names and win over the
+ * file.
+ *
+ * <p>Secret values are never part of it: {@code accessKey} / {@code secretKey} found in a file are
+ * dropped (and reported in {@link #droppedSecrets()}); the user puts them into the stack's secret.
+ */
+public record ArchiverSettings(
+    String title,
+    Optional<String> bucketName,
+    boolean createBucket,
+    Optional<String> bucketRegion,
+    String inputTopic,
+    String outputFormat,
+    String compression,
+    String keyPrefix,
+    Optional<String> keyTemplate,
+    String partitionTime,
+    String timeZone,
+    boolean includeKafkaMetadata,
+    String logLevel,
+    // credentials and encryption
+    Optional<String> credentialsSecretArn,
+    boolean createCredentialsSecret,
+    Optional<String> roleArn,
+    Optional<String> externalId,
+    Optional<String> sse,
+    Optional<String> kmsKeyArn,
+    String bucketEncryption,
+    Optional<String> endpointUrlS3,
+    boolean s3ForcePathStyle,
+    // created bucket
+    int transitionDays,
+    String transitionStorageClass,
+    int expirationDays,
+    int noncurrentVersionExpirationDays,
+    Optional<String> serverAccessLogsBucketName,
+    // Kafka source
+    SourceType sourceType,
+    Optional<String> clusterArn,
+    MskAuth mskAuth,
+    Optional<String> saslScramSecretArn,
+    String saslMechanism,
+    List<String> bootstrapServers,
+    List<String> subnetIds,
+    List<String> securityGroupIds,
+    // event source mapping
+    String startingPosition,
+    int batchSize,
+    int batchingWindowSeconds,
+    String consumerGroupId,
+    boolean provisionedPollers,
+    int minimumPollers,
+    int maximumPollers,
+    int retryAttempts,
+    int maximumRecordAgeSeconds,
+    boolean bisectBatchOnError,
+    boolean reportBatchItemFailures,
+    OnFailure onFailure,
+    Optional<String> onFailureBucketArn,
+    // function
+    int memorySize,
+    int timeoutSeconds,
+    String architecture,
+    int logRetentionDays,
+    // monitoring
+    long offsetLagThreshold,
+    Optional<String> alarmTopicArn,
+    // Athena
+    boolean athena,
+    String glueDatabaseName,
+    String athenaTableName,
+    List<String> athenaColumns,
+    List<String> droppedSecrets) {
+
+  /** Where the records come from. */
+  public enum SourceType {
+    MSK,
+    SELF_MANAGED
+  }
+
+  /** How the mapping authenticates to MSK. */
+  public enum MskAuth {
+    IAM,
+    SCRAM
+  }
+
+  /** Where the mapping sends a batch it gives up on (provisioned mode only). */
+  public enum OnFailure {
+    SQS,
+    S3,
+    NONE
+  }
+
+  /** The seed's secret fields; they never enter the template. */
+  static final Set<String> SECRET_KEYS =
+      Set.of("accessKey", "secretKey", "accessKeyId", "secretAccessKey");
+
+  static final Set<String> KNOWN_KEYS =
+      Set.of(
+          "title",
+          "bucketName",
+          "createBucket",
+          "region",
+          "inputTopic",
+          "outputFormat",
+          "compression",
+          "keyPrefix",
+          "keyTemplate",
+          "partitionTime",
+          "timeZone",
+          "includeKafkaMetadata",
+          "logLevel",
+          "credentialsSecretArn",
+          "createCredentialsSecret",
+          "roleArn",
+          "externalId",
+          "sse",
+          "kmsKeyArn",
+          "bucketEncryption",
+          "endpointUrlS3",
+          "s3ForcePathStyle",
+          "transitionDays",
+          "transitionStorageClass",
+          "expirationDays",
+          "noncurrentVersionExpirationDays",
+          "serverAccessLogsBucketName",
+          "sourceType",
+          "clusterArn",
+          "mskAuth",
+          "saslScramSecretArn",
+          "saslMechanism",
+          "bootstrapServers",
+          "subnetIds",
+          "securityGroupIds",
+          "startingPosition",
+          "batchSize",
+          "batchingWindowSeconds",
+          "consumerGroupId",
+          "provisionedPollers",
+          "minimumPollers",
+          "maximumPollers",
+          "retryAttempts",
+          "maximumRecordAgeSeconds",
+          "bisectBatchOnError",
+          "reportBatchItemFailures",
+          "onFailure",
+          "onFailureBucketArn",
+          "memorySize",
+          "timeoutSeconds",
+          "architecture",
+          "logRetentionDays",
+          "offsetLagThreshold",
+          "alarmTopicArn",
+          "athena",
+          "glueDatabaseName",
+          "athenaTableName",
+          "athenaColumns");
+
+  private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
+  private static final Pattern GROUP_ID = Pattern.compile("[a-zA-Z0-9\\-/*:_+=.@]{1,200}");
+  private static final Pattern ARN = Pattern.compile("arn:aws[a-z-]*:[a-z0-9-]+:.*");
+
+  public ArchiverSettings {
+    if (createBucket && bucketRegion.isPresent()) {
+      throw new IllegalArgumentException(
+          "region: a created bucket lives in the stack's region; leave region unset or import"
+              + " an existing bucket with bucketName and createBucket=false");
+    }
+    if (!createBucket && bucketName.isEmpty()) {
+      throw new IllegalArgumentException("bucketName is required when createBucket is false");
+    }
+    if (keyTemplate.isPresent() && !keyTemplate.get().startsWith("${KEY_PREFIX}/${OBJECT_NAME}/")) {
+      throw new IllegalArgumentException(
+          "keyTemplate='"
+              + keyTemplate.get()
+              + "' must begin with ${KEY_PREFIX}/${OBJECT_NAME}/ so the IAM policy can confine"
+              + " writes to the archive prefix");
+    }
+    if (sse.isPresent() && sse.get().equals("aws:kms") && kmsKeyArn.isEmpty() && !createBucket) {
+      throw new IllegalArgumentException(
+          "sse=aws:kms needs kmsKeyArn for an imported bucket (the policy grants KMS on that key"
+              + " only)");
+    }
+    switch (sourceType) {
+      case MSK -> {
+        if (clusterArn.isEmpty()) {
+          throw new IllegalArgumentException("clusterArn is required when sourceType=msk");
+        }
+        if (mskAuth == MskAuth.SCRAM && saslScramSecretArn.isEmpty()) {
+          throw new IllegalArgumentException(
+              "saslScramSecretArn is required when mskAuth=scram (an AmazonMSK_ secret)");
+        }
+      }
+      case SELF_MANAGED -> {
+        if (bootstrapServers.isEmpty()) {
+          throw new IllegalArgumentException(
+              "bootstrapServers is required when sourceType=self-managed");
+        }
+        if (saslScramSecretArn.isEmpty()) {
+          throw new IllegalArgumentException(
+              "saslScramSecretArn is required when sourceType=self-managed (SASL/SCRAM)");
+        }
+        if (subnetIds.isEmpty() != securityGroupIds.isEmpty()) {
+          throw new IllegalArgumentException(
+              "subnetIds and securityGroupIds go together (the brokers' VPC), or neither");
+        }
+      }
+    }
+    if (onFailure == OnFailure.S3 && onFailureBucketArn.isEmpty()) {
+      throw new IllegalArgumentException("onFailureBucketArn is required when onFailure=s3");
+    }
+    if (minimumPollers < 1 || maximumPollers < minimumPollers || maximumPollers > 2000) {
+      throw new IllegalArgumentException(
+          "minimumPollers/maximumPollers: need 1 <= minimumPollers <= maximumPollers <= 2000");
+    }
+    range("batchSize", batchSize, 1, 10_000);
+    range("batchingWindowSeconds", batchingWindowSeconds, 0, 300);
+    range("memorySize", memorySize, 128, 10_240);
+    range("timeoutSeconds", timeoutSeconds, 1, 900);
+    if (retryAttempts != -1) {
+      range("retryAttempts", retryAttempts, 0, 10_000);
+    }
+    if (maximumRecordAgeSeconds != -1) {
+      range("maximumRecordAgeSeconds", maximumRecordAgeSeconds, 60, 604_800);
+    }
+    if (athena && outputFormat.equals("parquet") && athenaColumns.isEmpty()) {
+      throw new IllegalArgumentException(
+          "athenaColumns is required for a parquet table (name:type,...): Parquet columns are"
+              + " declared, not discovered");
+    }
+    if (athena && !outputFormat.equals("parquet") && !outputFormat.equals("ndjson")) {
+      throw new IllegalArgumentException(
+          "athena=true covers outputFormat ndjson and parquet, not " + outputFormat);
+    }
+    for (String column : athenaColumns) {
+      if (!column.matches("[a-z_][a-z0-9_]*:[a-z][a-z0-9_<>,()]*")) {
+        throw new IllegalArgumentException(
+            "athenaColumns entry '" + column + "' is not name:type (e.g. vehicleid:string)");
+      }
+    }
+    athenaColumns = List.copyOf(athenaColumns);
+    droppedSecrets = List.copyOf(droppedSecrets);
+    bootstrapServers = List.copyOf(bootstrapServers);
+    subnetIds = List.copyOf(subnetIds);
+    securityGroupIds = List.copyOf(securityGroupIds);
+  }
+
+  /** True when the function must return batchItemFailures: the mapping reports them. */
+  public boolean mappingReportsItemFailures() {
+    return provisionedPollers && reportBatchItemFailures;
+  }
+
+  /** Reads a JSON file in the seed's connector shape. */
+  public static Map<String, Object> readJsonFile(Path file) {
+    try {
+      JsonNode root = new ObjectMapper().readTree(Files.readString(file));
+      if (root == null || !root.isObject()) {
+        throw new IllegalArgumentException(file + ": expected a JSON object");
+      }
+      Map<String, Object> values = new LinkedHashMap<>();
+      root.properties()
+          .forEach(
+              e -> {
+                JsonNode v = e.getValue();
+                if (v.isArray()) {
+                  List<String> items = new ArrayList<>();
+                  v.forEach(item -> items.add(item.asText()));
+                  values.put(e.getKey(), items);
+                } else if (!v.isNull()) {
+                  values.put(e.getKey(), v.asText());
+                }
+              });
+      return values;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read configuration file " + file, e);
+    }
+  }
+
+  /**
+   * Builds the settings from one lookup (context, file, or both merged). Unknown keys are an error,
+   * so a typo does not silently fall back to a default.
+   */
+  public static ArchiverSettings from(Map<String, Object> values) {
+    for (String key : values.keySet()) {
+      if (!KNOWN_KEYS.contains(key) && !SECRET_KEYS.contains(key)) {
+        throw new IllegalArgumentException(
+            "unknown configuration key '" + key + "'; known keys: " + sorted(KNOWN_KEYS));
+      }
+    }
+    List<String> dropped = SECRET_KEYS.stream().filter(values::containsKey).sorted().toList();
+    Function<String, Optional<String>> get =
+        key ->
+            Optional.ofNullable(values.get(key))
+                .map(v -> v instanceof List<?> l ? String.join(",", toStrings(l)) : v.toString())
+                .map(String::trim)
+                .filter(s -> !s.isEmpty());
+    Reader r = new Reader(get, values);
+
+    String title = r.string("title", "kafka-s3-archiver");
+    Optional<String> bucketName = get.apply("bucketName");
+    boolean createBucket = r.bool("createBucket", bucketName.isEmpty());
+    String inputTopic =
+        get.apply("inputTopic")
+            .orElseThrow(
+                () -> new IllegalArgumentException("inputTopic is required: the topic to archive"));
+    if (!TOPIC.matcher(inputTopic).matches()) {
+      throw new IllegalArgumentException(
+          "inputTopic='" + inputTopic + "' is not a Kafka topic name (1-249 of [A-Za-z0-9._-])");
+    }
+    String consumerGroupId = r.string("consumerGroupId", "kafka-s3-archiver-" + title);
+    if (!GROUP_ID.matcher(consumerGroupId).matches()) {
+      throw new IllegalArgumentException(
+          "consumerGroupId='"
+              + consumerGroupId
+              + "' is not valid: 1-200 of letters, digits and - / * : _ + = . @");
+    }
+    SourceType sourceType =
+        r.choice("sourceType", "msk", "msk", "self-managed").equals("msk")
+            ? SourceType.MSK
+            : SourceType.SELF_MANAGED;
+    OnFailure onFailure =
+        OnFailure.valueOf(
+            r.choice("onFailure", "sqs", "sqs", "s3", "none").toUpperCase(Locale.ROOT));
+    return new ArchiverSettings(
+        title,
+        bucketName,
+        createBucket,
+        r.arnless("region"),
+        inputTopic,
+        r.choice("outputFormat", "ndjson", "json", "ndjson", "csv", "parquet"),
+        r.choice("compression", "none", "none", "gzip", "snappy", "zstd"),
+        r.string("keyPrefix", "condense").replaceAll("/+$", ""),
+        get.apply("keyTemplate"),
+        r.choice("partitionTime", "batch", "batch", "record", "ingest"),
+        r.string("timeZone", "UTC"),
+        r.bool("includeKafkaMetadata", false),
+        r.choice("logLevel", "INFO", "DEBUG", "INFO", "WARN", "ERROR"),
+        r.arn("credentialsSecretArn"),
+        r.bool("createCredentialsSecret", !dropped.isEmpty()),
+        r.arn("roleArn"),
+        get.apply("externalId"),
+        get.apply("sse").map(s -> r.choice("sse", s, "AES256", "aws:kms")),
+        r.arn("kmsKeyArn"),
+        r.choice("bucketEncryption", "s3", "s3", "kms"),
+        get.apply("endpointUrlS3"),
+        r.bool("s3ForcePathStyle", false),
+        r.integer("transitionDays", 30),
+        r.choice(
+            "transitionStorageClass",
+            "GLACIER_IR",
+            "STANDARD_IA",
+            "INTELLIGENT_TIERING",
+            "GLACIER_IR",
+            "GLACIER",
+            "DEEP_ARCHIVE"),
+        r.integer("expirationDays", 0),
+        r.integer("noncurrentVersionExpirationDays", 30),
+        get.apply("serverAccessLogsBucketName"),
+        sourceType,
+        r.arn("clusterArn"),
+        r.choice("mskAuth", "iam", "iam", "scram").equals("iam") ? MskAuth.IAM : MskAuth.SCRAM,
+        r.arn("saslScramSecretArn"),
+        r.choice("saslMechanism", "SCRAM_512", "SCRAM_512", "SCRAM_256"),
+        r.list("bootstrapServers"),
+        r.list("subnetIds"),
+        r.list("securityGroupIds"),
+        r.choice("startingPosition", "TRIM_HORIZON", "TRIM_HORIZON", "LATEST"),
+        r.integer("batchSize", 10_000),
+        r.integer("batchingWindowSeconds", 60),
+        consumerGroupId,
+        r.bool("provisionedPollers", true),
+        r.integer("minimumPollers", 1),
+        r.integer("maximumPollers", 2),
+        r.integer("retryAttempts", 10),
+        r.integer("maximumRecordAgeSeconds", 21_600),
+        r.bool("bisectBatchOnError", true),
+        r.bool("reportBatchItemFailures", true),
+        onFailure,
+        r.arn("onFailureBucketArn"),
+        r.integer("memorySize", 1024),
+        r.integer("timeoutSeconds", 90),
+        r.choice("architecture", "arm64", "arm64", "x86_64"),
+        r.integer("logRetentionDays", 30),
+        r.integer("offsetLagThreshold", 100_000),
+        r.arn("alarmTopicArn"),
+        r.bool("athena", false),
+        r.string("glueDatabaseName", sqlName(title)),
+        r.string("athenaTableName", sqlName(inputTopic)),
+        r.list("athenaColumns"),
+        dropped);
+  }
+
+  /** Glue names: lower case letters, digits and underscores. */
+  static String sqlName(String raw) {
+    return raw.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
+  }
+
+  private static void range(String name, int value, int min, int max) {
+    if (value < min || value > max) {
+      throw new IllegalArgumentException(
+          name + "=" + value + " is out of range; legal values: " + min + ".." + max);
+    }
+  }
+
+  private static List<String> toStrings(List<?> list) {
+    return list.stream().map(Object::toString).toList();
+  }
+
+  private static String sorted(Set<String> keys) {
+    return String.join(", ", keys.stream().sorted().toList());
+  }
+
+  private record Reader(Function<String, Optional<String>> get, Map<String, Object> raw) {
+    String string(String key, String fallback) {
+      return get.apply(key).orElse(fallback);
+    }
+
+    Optional<String> arnless(String key) {
+      return get.apply(key);
+    }
+
+    Optional<String> arn(String key) {
+      Optional<String> value = get.apply(key);
+      value.ifPresent(
+          v -> {
+            if (!ARN.matcher(v).matches()) {
+              throw new IllegalArgumentException(key + "='" + v + "' is not an ARN");
+            }
+          });
+      return value;
+    }
+
+    boolean bool(String key, boolean fallback) {
+      return get.apply(key)
+          .map(
+              v ->
+                  switch (v.toLowerCase(Locale.ROOT)) {
+                    case "true" -> true;
+                    case "false" -> false;
+                    default ->
+                        throw new IllegalArgumentException(
+                            key + "='" + v + "' is not valid; legal values: true, false");
+                  })
+          .orElse(fallback);
+    }
+
+    int integer(String key, int fallback) {
+      Optional<String> v = get.apply(key);
+      if (v.isEmpty()) {
+        return fallback;
+      }
+      try {
+        return Integer.parseInt(v.get());
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(key + "='" + v.get() + "' is not an integer", e);
+      }
+    }
+
+    String choice(String key, String fallback, String... legal) {
+      String v = get.apply(key).orElse(fallback);
+      for (String l : legal) {
+        if (l.equalsIgnoreCase(v)) {
+          return l;
+        }
+      }
+      throw new IllegalArgumentException(
+          key + "='" + v + "' is not valid; legal values: " + String.join(", ", legal));
+    }
+
+    List<String> list(String key) {
+      Object v = raw.get(key);
+      if (v instanceof List<?> l) {
+        return toStrings(l);
+      }
+      return get.apply(key)
+          .map(s -> Arrays.stream(s.split(",")).map(String::trim).filter(x -> !x.isEmpty()))
+          .map(stream -> stream.toList())
+          .orElse(List.of());
+    }
+  }
+}

@@ -1,0 +1,394 @@
+package io.kafkas3archiver.infra;
+
+import io.github.cdklabs.cdknag.NagPackSuppression;
+import io.github.cdklabs.cdknag.NagSuppressions;
+import io.kafkas3archiver.infra.ArchiverSettings.MskAuth;
+import io.kafkas3archiver.infra.ArchiverSettings.OnFailure;
+import io.kafkas3archiver.infra.ArchiverSettings.SourceType;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import software.amazon.awscdk.Annotations;
+import software.amazon.awscdk.Aws;
+import software.amazon.awscdk.CfnOutput;
+import software.amazon.awscdk.Duration;
+import software.amazon.awscdk.RemovalPolicy;
+import software.amazon.awscdk.Stack;
+import software.amazon.awscdk.StackProps;
+import software.amazon.awscdk.services.iam.Policy;
+import software.amazon.awscdk.services.iam.Role;
+import software.amazon.awscdk.services.iam.ServicePrincipal;
+import software.amazon.awscdk.services.kms.IKey;
+import software.amazon.awscdk.services.kms.Key;
+import software.amazon.awscdk.services.lambda.Alias;
+import software.amazon.awscdk.services.lambda.Architecture;
+import software.amazon.awscdk.services.lambda.CfnEventSourceMapping;
+import software.amazon.awscdk.services.lambda.Code;
+import software.amazon.awscdk.services.lambda.Function;
+import software.amazon.awscdk.services.lambda.Runtime;
+import software.amazon.awscdk.services.lambda.SnapStartConf;
+import software.amazon.awscdk.services.logs.LogGroup;
+import software.amazon.awscdk.services.logs.RetentionDays;
+import software.amazon.awscdk.services.s3.BlockPublicAccess;
+import software.amazon.awscdk.services.s3.Bucket;
+import software.amazon.awscdk.services.s3.BucketEncryption;
+import software.amazon.awscdk.services.s3.IBucket;
+import software.amazon.awscdk.services.s3.LifecycleRule;
+import software.amazon.awscdk.services.s3.ObjectOwnership;
+import software.amazon.awscdk.services.s3.StorageClass;
+import software.amazon.awscdk.services.s3.Transition;
+import software.amazon.awscdk.services.secretsmanager.Secret;
+import software.amazon.awscdk.services.secretsmanager.SecretStringGenerator;
+import software.amazon.awscdk.services.sqs.Queue;
+import software.amazon.awscdk.services.sqs.QueueEncryption;
+import software.constructs.Construct;
+
+/**
+ * The archiver: bucket (created or imported), least-privilege role, the function with SnapStart on
+ * a published alias, the Kafka event source mapping on that alias, alarms, a dashboard and,
+ * optionally, an Athena table. Everything is decided by {@link ArchiverSettings}.
+ */
+public final class ArchiverStack extends Stack {
+  static final String HANDLER = "io.kafkas3archiver.ArchiverHandler::handleRequest";
+  static final String ALIAS = "live";
+
+  private final IBucket bucket;
+  private final Function function;
+  private final Alias alias;
+  private final CfnEventSourceMapping mapping;
+  private final Role role;
+
+  public ArchiverStack(
+      Construct scope, String id, StackProps props, ArchiverSettings s, String jarPath) {
+    super(scope, id, props);
+    if (!s.droppedSecrets().isEmpty()) {
+      Annotations.of(this)
+          .addWarningV2(
+              "kafka-s3-archiver:secrets-dropped",
+              "The configuration holds "
+                  + String.join(", ", s.droppedSecrets())
+                  + ": secret values never enter the template. Put them into the credentials"
+                  + " secret after deploy (README, Deploy).");
+    }
+
+    Optional<IKey> key = encryptionKey(s);
+    this.bucket = s.createBucket() ? createBucket(s, key) : importBucket(s);
+    String bucketRegion = s.bucketRegion().orElse(Aws.REGION);
+
+    Optional<String> credentialsSecretArn = s.credentialsSecretArn();
+    if (credentialsSecretArn.isEmpty() && s.createCredentialsSecret()) {
+      credentialsSecretArn = Optional.of(credentialsSecret(s).getSecretArn());
+    }
+
+    LogGroup logGroup =
+        LogGroup.Builder.create(this, "FunctionLogs")
+            .retention(retention(s.logRetentionDays()))
+            .removalPolicy(RemovalPolicy.RETAIN)
+            .build();
+
+    this.role =
+        Role.Builder.create(this, "FunctionRole")
+            .assumedBy(new ServicePrincipal("lambda.amazonaws.com"))
+            .description("kafka-s3-archiver " + s.title() + ": writes the archive, nothing else")
+            .build();
+    // Logging without AWSLambdaBasicExecutionRole: only this function's log group.
+    role.addToPolicy(
+        AccessPolicy.allow(
+            "WriteOwnLogs",
+            List.of("logs:CreateLogStream", "logs:PutLogEvents"),
+            List.of(logGroup.getLogGroupArn())));
+
+    Policy archivePolicy =
+        Policy.Builder.create(this, "ArchiveAccess")
+            .statements(
+                AccessPolicy.statements(
+                    bucket.getBucketArn(),
+                    s.keyPrefix(),
+                    s.inputTopic(),
+                    credentialsSecretArn,
+                    s.roleArn(),
+                    key.map(IKey::getKeyArn).or(s::kmsKeyArn),
+                    bucketRegion))
+            .build();
+    archivePolicy.attachToRole(role);
+    NagSuppressions.addResourceSuppressions(
+        archivePolicy,
+        List.of(
+            suppress(
+                "AwsSolutions-IAM5",
+                "Object ARNs end in /* by necessity: the function writes new keys under"
+                    + " <prefix>/<topic>/, <prefix>/_errors/<topic>/ and <prefix>/_preflight/"
+                    + " (DESIGN §3); each wildcard is confined to one of those prefixes.")));
+
+    this.function =
+        Function.Builder.create(this, "Function")
+            .description(
+                "Archives Kafka batches of " + s.inputTopic() + " to S3 (" + s.title() + ")")
+            .runtime(Runtime.JAVA_21)
+            .handler(HANDLER)
+            .code(Code.fromAsset(jarPath))
+            .architecture(
+                s.architecture().equals("arm64") ? Architecture.ARM_64 : Architecture.X86_64)
+            .memorySize(s.memorySize())
+            .timeout(Duration.seconds(s.timeoutSeconds()))
+            .role(role)
+            .logGroup(logGroup)
+            .snapStart(SnapStartConf.ON_PUBLISHED_VERSIONS)
+            .environment(environment(s, credentialsSecretArn, key))
+            .build();
+    function.getNode().addDependency(archivePolicy);
+    NagSuppressions.addResourceSuppressions(
+        function,
+        List.of(
+            suppress(
+                "AwsSolutions-L1",
+                "The handler is compiled for and tested on java21 (maven.compiler.release 21, the"
+                    + " runtime fixed by the product contract); moving to a newer runtime is a"
+                    + " deliberate upgrade, not a deploy-time default.")));
+
+    Annotations.of(function)
+        .acknowledgeWarning(
+            "@aws-cdk/aws-lambda:snapStartRequirePublish",
+            "The alias below publishes a version on every code or configuration change.");
+    this.alias =
+        Alias.Builder.create(this, "LiveAlias")
+            .aliasName(ALIAS)
+            .version(function.getCurrentVersion())
+            .build();
+
+    Optional<Queue> failureQueue =
+        s.provisionedPollers() && s.onFailure() == OnFailure.SQS
+            ? Optional.of(failureQueue())
+            : Optional.empty();
+    this.mapping = KafkaSource.mapping(this, s, alias, role, failureQueue);
+
+    Monitoring.create(this, s, function, alias, failureQueue);
+    if (s.athena()) {
+      AthenaTable.create(this, s, bucket.getBucketName());
+    }
+
+    CfnOutput.Builder.create(this, "BucketName").value(bucket.getBucketName()).build();
+    CfnOutput.Builder.create(this, "FunctionAliasArn").value(alias.getFunctionArn()).build();
+    credentialsSecretArn.ifPresent(
+        arn -> CfnOutput.Builder.create(this, "CredentialsSecretArn").value(arn).build());
+  }
+
+  private Optional<IKey> encryptionKey(ArchiverSettings s) {
+    if (s.kmsKeyArn().isPresent()) {
+      return Optional.of(Key.fromKeyArn(this, "ArchiveKey", s.kmsKeyArn().get()));
+    }
+    if (s.createBucket() && s.bucketEncryption().equals("kms")) {
+      return Optional.of(
+          Key.Builder.create(this, "ArchiveKey")
+              .description("kafka-s3-archiver " + s.title() + " archive objects")
+              .enableKeyRotation(true)
+              .removalPolicy(RemovalPolicy.RETAIN)
+              .build());
+    }
+    return Optional.empty();
+  }
+
+  private IBucket createBucket(ArchiverSettings s, Optional<IKey> key) {
+    List<LifecycleRule> rules = new ArrayList<>();
+    LifecycleRule.Builder current =
+        LifecycleRule.builder()
+            .id("ArchiveTiering")
+            .enabled(true)
+            .abortIncompleteMultipartUploadAfter(Duration.days(7))
+            .noncurrentVersionExpiration(Duration.days(s.noncurrentVersionExpirationDays()));
+    if (s.transitionDays() > 0) {
+      current.transitions(
+          List.of(
+              Transition.builder()
+                  .storageClass(storageClass(s.transitionStorageClass()))
+                  .transitionAfter(Duration.days(s.transitionDays()))
+                  .build()));
+    }
+    if (s.expirationDays() > 0) {
+      current.expiration(Duration.days(s.expirationDays()));
+    }
+    rules.add(current.build());
+
+    Bucket.Builder b =
+        Bucket.Builder.create(this, "ArchiveBucket")
+            .versioned(true)
+            .blockPublicAccess(BlockPublicAccess.BLOCK_ALL)
+            .enforceSsl(true)
+            .objectOwnership(ObjectOwnership.BUCKET_OWNER_ENFORCED)
+            .lifecycleRules(rules)
+            .removalPolicy(RemovalPolicy.RETAIN);
+    s.bucketName().ifPresent(b::bucketName);
+    if (key.isPresent()) {
+      b.encryption(BucketEncryption.KMS).encryptionKey(key.get()).bucketKeyEnabled(true);
+    } else {
+      b.encryption(BucketEncryption.S3_MANAGED);
+    }
+    s.serverAccessLogsBucketName()
+        .ifPresent(
+            logs ->
+                b.serverAccessLogsBucket(Bucket.fromBucketName(this, "AccessLogsBucket", logs))
+                    .serverAccessLogsPrefix("s3-access/" + s.title() + "/"));
+    Bucket created = b.build();
+    if (s.serverAccessLogsBucketName().isEmpty()) {
+      NagSuppressions.addResourceSuppressions(
+          created,
+          List.of(
+              suppress(
+                  "AwsSolutions-S1",
+                  "Server access logs go to a bucket the user names (serverAccessLogsBucketName);"
+                      + " none was configured. Access is audited by CloudTrail data events"
+                      + " where required.")));
+    }
+    return created;
+  }
+
+  private IBucket importBucket(ArchiverSettings s) {
+    return Bucket.fromBucketName(this, "ArchiveBucket", s.bucketName().orElseThrow());
+  }
+
+  private Secret credentialsSecret(ArchiverSettings s) {
+    // The template holds a generator, not a value: the user overwrites it with the real keys.
+    Secret secret =
+        Secret.Builder.create(this, "CredentialsSecret")
+            .description(
+                "kafka-s3-archiver "
+                    + s.title()
+                    + ": static S3 keys as {\"accessKey\": ..., \"secretKey\": ...}; set with"
+                    + " aws secretsmanager put-secret-value")
+            .generateSecretString(
+                SecretStringGenerator.builder()
+                    .secretStringTemplate("{\"accessKey\":\"REPLACE_ME\"}")
+                    .generateStringKey("secretKey")
+                    .build())
+            .removalPolicy(RemovalPolicy.RETAIN)
+            .build();
+    NagSuppressions.addResourceSuppressions(
+        secret,
+        List.of(
+            suppress(
+                "AwsSolutions-SMG4",
+                "The secret holds access keys of another principal or an S3-compatible store;"
+                    + " they are rotated where they are issued, then put here by the user.")));
+    return secret;
+  }
+
+  private Queue failureQueue() {
+    Queue queue =
+        Queue.Builder.create(this, "OnFailureQueue")
+            .encryption(QueueEncryption.SQS_MANAGED)
+            .enforceSsl(true)
+            .retentionPeriod(Duration.days(14))
+            .build();
+    NagSuppressions.addResourceSuppressions(
+        queue,
+        List.of(
+            suppress(
+                "AwsSolutions-SQS3",
+                "This queue is itself the dead-letter destination of the event source mapping;"
+                    + " a dead-letter queue of its own would have no consumer.")));
+    return queue;
+  }
+
+  private Map<String, String> environment(
+      ArchiverSettings s, Optional<String> credentialsSecretArn, Optional<IKey> key) {
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("BUCKET_NAME", bucket.getBucketName());
+    env.put("BUCKET_REGION", s.bucketRegion().orElse(Aws.REGION));
+    env.put("TITLE", s.title());
+    env.put("INPUT_TOPIC", s.inputTopic());
+    env.put("OUTPUT_FORMAT", s.outputFormat());
+    env.put("COMPRESSION", s.compression());
+    env.put("KEY_PREFIX", s.keyPrefix());
+    // Blank means unset to the function (DESIGN §2), so every name is always present.
+    env.put("KEY_TEMPLATE", s.keyTemplate().orElse(""));
+    env.put("PARTITION_TIME", s.partitionTime());
+    env.put("TIME_ZONE", s.timeZone());
+    env.put("INCLUDE_KAFKA_METADATA", Boolean.toString(s.includeKafkaMetadata()));
+    env.put("CREDENTIALS_SECRET_ARN", credentialsSecretArn.orElse(""));
+    env.put("ROLE_ARN", s.roleArn().orElse(""));
+    env.put("EXTERNAL_ID", s.externalId().orElse(""));
+    env.put("SSE", s.sse().orElse(""));
+    env.put(
+        "KMS_KEY_ID",
+        s.sse().filter("aws:kms"::equals).flatMap(x -> key.map(IKey::getKeyArn)).orElse(""));
+    // The SDK reads AWS_ENDPOINT_URL_S3 itself; an empty value would be an invalid endpoint.
+    s.endpointUrlS3().ifPresent(url -> env.put("AWS_ENDPOINT_URL_S3", url));
+    env.put("S3_FORCE_PATH_STYLE", Boolean.toString(s.s3ForcePathStyle()));
+    env.put("REPORT_BATCH_ITEM_FAILURES", Boolean.toString(s.mappingReportsItemFailures()));
+    env.put("LOG_LEVEL", s.logLevel());
+    return env;
+  }
+
+  private static StorageClass storageClass(String name) {
+    return switch (name) {
+      case "STANDARD_IA" -> StorageClass.INFREQUENT_ACCESS;
+      case "INTELLIGENT_TIERING" -> StorageClass.INTELLIGENT_TIERING;
+      case "GLACIER_IR" -> StorageClass.GLACIER_INSTANT_RETRIEVAL;
+      case "GLACIER" -> StorageClass.GLACIER;
+      case "DEEP_ARCHIVE" -> StorageClass.DEEP_ARCHIVE;
+      default -> throw new IllegalArgumentException("transitionStorageClass=" + name);
+    };
+  }
+
+  private static RetentionDays retention(int days) {
+    return switch (days) {
+      case 1 -> RetentionDays.ONE_DAY;
+      case 3 -> RetentionDays.THREE_DAYS;
+      case 5 -> RetentionDays.FIVE_DAYS;
+      case 7 -> RetentionDays.ONE_WEEK;
+      case 14 -> RetentionDays.TWO_WEEKS;
+      case 30 -> RetentionDays.ONE_MONTH;
+      case 60 -> RetentionDays.TWO_MONTHS;
+      case 90 -> RetentionDays.THREE_MONTHS;
+      case 120 -> RetentionDays.FOUR_MONTHS;
+      case 150 -> RetentionDays.FIVE_MONTHS;
+      case 180 -> RetentionDays.SIX_MONTHS;
+      case 365 -> RetentionDays.ONE_YEAR;
+      case 400 -> RetentionDays.THIRTEEN_MONTHS;
+      case 545 -> RetentionDays.EIGHTEEN_MONTHS;
+      case 731 -> RetentionDays.TWO_YEARS;
+      case 1827 -> RetentionDays.FIVE_YEARS;
+      case 3653 -> RetentionDays.TEN_YEARS;
+      default ->
+          throw new IllegalArgumentException(
+              "logRetentionDays="
+                  + days
+                  + " is not a CloudWatch Logs retention; legal values: 1, 3, 5, 7, 14, 30, 60,"
+                  + " 90, 120, 150, 180, 365, 400, 545, 731, 1827, 3653");
+    };
+  }
+
+  static NagPackSuppression suppress(String id, String reason) {
+    return NagPackSuppression.builder().id(id).reason(reason).build();
+  }
+
+  public IBucket bucket() {
+    return bucket;
+  }
+
+  public Function function() {
+    return function;
+  }
+
+  public Alias alias() {
+    return alias;
+  }
+
+  public CfnEventSourceMapping mapping() {
+    return mapping;
+  }
+
+  public Role role() {
+    return role;
+  }
+
+  static boolean isMsk(ArchiverSettings s) {
+    return s.sourceType() == SourceType.MSK;
+  }
+
+  static boolean isMskIam(ArchiverSettings s) {
+    return isMsk(s) && s.mskAuth() == MskAuth.IAM;
+  }
+}

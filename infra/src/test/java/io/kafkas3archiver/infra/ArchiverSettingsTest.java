@@ -1,0 +1,146 @@
+package io.kafkas3archiver.infra;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awscdk.App;
+import software.amazon.awscdk.assertions.Template;
+
+class ArchiverSettingsTest {
+  static final String SEED =
+      """
+      {
+        "title": "S3_Event_Archive_Prod",
+        "bucketName": "acme-kafka-archive",
+        "region": "ap-south-1",
+        "accessKey": "AKIAIOSFODNN7EXAMPLE",
+        "secretKey": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "inputTopic": "vehicle-telemetry",
+        "clusterArn": "%s"
+      }
+      """
+          .formatted(Fixtures.CLUSTER_ARN);
+
+  @Test
+  void shouldReadTheSeedConnectorJson(@TempDir Path dir) throws Exception {
+    Path file = Files.writeString(dir.resolve("connector.json"), SEED);
+    ArchiverSettings s = ArchiverSettings.from(ArchiverSettings.readJsonFile(file));
+    assertThat(s)
+        .extracting(
+            ArchiverSettings::title, ArchiverSettings::inputTopic, ArchiverSettings::createBucket)
+        .containsExactly("S3_Event_Archive_Prod", "vehicle-telemetry", false);
+  }
+
+  @Test
+  void shouldNeverSynthesizeTheSeedsSecretValues(@TempDir Path dir) throws Exception {
+    Path file = Files.writeString(dir.resolve("connector.json"), SEED);
+    App app =
+        App.Builder.create()
+            .context(Map.of("configFile", file.toString(), "jarPath", Fixtures.jar()))
+            .build();
+    String json = Template.fromStack(ArchiverApp.createStack(app)).toJSON().toString();
+    assertThat(json).doesNotContain("AKIAIOSFODNN7EXAMPLE").doesNotContain("bPxRfiCYEXAMPLEKEY");
+  }
+
+  @Test
+  void shouldCreateASecretForTheSeedsKeysInstead(@TempDir Path dir) throws Exception {
+    Path file = Files.writeString(dir.resolve("connector.json"), SEED);
+    App app =
+        App.Builder.create()
+            .context(Map.of("configFile", file.toString(), "jarPath", Fixtures.jar()))
+            .build();
+    Template template = Template.fromStack(ArchiverApp.createStack(app));
+    assertThat(Templates.environment(template).get("CREDENTIALS_SECRET_ARN"))
+        .isEqualTo("${CredentialsSecret}");
+  }
+
+  @Test
+  void shouldLetContextOverrideTheFile(@TempDir Path dir) throws Exception {
+    Path file = Files.writeString(dir.resolve("connector.json"), SEED);
+    App app =
+        App.Builder.create()
+            .context(
+                Map.of(
+                    "configFile", file.toString(), "jarPath", Fixtures.jar(), "keyPrefix", "raw"))
+            .build();
+    Template template = Template.fromStack(ArchiverApp.createStack(app));
+    assertThat(Templates.environment(template)).containsEntry("KEY_PREFIX", "raw");
+  }
+
+  @Test
+  void shouldRejectAnUnknownKey() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("bucketname", "typo");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessageContaining("unknown configuration key 'bucketname'");
+  }
+
+  @Test
+  void shouldRequireTheInputTopic() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.remove("inputTopic");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessageContaining("inputTopic is required");
+  }
+
+  @Test
+  void shouldListTheLegalFormats() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("outputFormat", "avro");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessageContaining("outputFormat='avro'")
+        .hasMessageContaining("json, ndjson, csv, parquet");
+  }
+
+  @Test
+  void shouldRejectAKeyTemplateOutsideTheTopicPrefix() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("keyTemplate", "${YEAR}/${OBJECT_NAME}/${JOB_ID}");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessageContaining("must begin with ${KEY_PREFIX}/${OBJECT_NAME}/");
+  }
+
+  @Test
+  void shouldRequireTheScramSecretForSelfManagedKafka() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.selfManaged());
+    c.remove("saslScramSecretArn");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessageContaining("saslScramSecretArn is required");
+  }
+
+  @Test
+  void shouldRejectABatchWindowLongerThanKafkaAllows() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("batchingWindowSeconds", "301");
+    assertThatThrownBy(() -> ArchiverSettings.from(c)).hasMessageContaining("0..300");
+  }
+
+  @Test
+  void shouldRequireColumnsForAParquetTable() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("outputFormat", "parquet");
+    c.put("athena", "true");
+    assertThatThrownBy(() -> ArchiverSettings.from(c)).hasMessageContaining("athenaColumns");
+  }
+
+  @Test
+  void shouldReportItemFailuresOnlyWithProvisionedPollers() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("provisionedPollers", "false");
+    assertThat(ArchiverSettings.from(c).mappingReportsItemFailures()).isFalse();
+  }
+
+  @Test
+  void shouldOfferOnlyTheLogLevelsTheFunctionAccepts() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("logLevel", "TRACE");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessageContaining("legal values: DEBUG, INFO, WARN, ERROR");
+  }
+}

@@ -1,0 +1,150 @@
+package io.kafkas3archiver.infra;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import software.amazon.awscdk.assertions.Template;
+
+/**
+ * template.yaml and the CDK stack, given the same configuration, set the same environment variable
+ * names and grant the same S3, Secrets Manager and STS actions on the same resources.
+ */
+class SamParityTest {
+  static final Path TEMPLATE = Path.of("..", "template.yaml");
+  static final String BUCKET = "acme-kafka-archive";
+
+  /** One configuration, in the CDK app's keys and in template.yaml's parameters. */
+  record Deployment(Map<String, Object> cdk, Map<String, String> sam) {}
+
+  /** Each CDK stack is synthesized once for the three checks. */
+  private static final Map<Map<String, Object>, Template> SYNTHESIZED = new ConcurrentHashMap<>();
+
+  static Template cdk(Deployment d) {
+    return SYNTHESIZED.computeIfAbsent(d.cdk(), c -> Template.fromStack(Fixtures.stack(c)));
+  }
+
+  static Stream<Arguments> deployments() {
+    Map<String, Object> mskCdk = new LinkedHashMap<>(Fixtures.mskDefaults());
+    mskCdk.put("bucketName", BUCKET);
+    Map<String, String> mskSam =
+        Map.of(
+            "Title",
+            "S3_Event_Archive_Prod",
+            "BucketName",
+            BUCKET,
+            "InputTopic",
+            "vehicle-telemetry",
+            "ClusterArn",
+            Fixtures.CLUSTER_ARN);
+
+    Map<String, String> smSam = new LinkedHashMap<>();
+    smSam.put("Title", "S3_Event_Archive_Prod");
+    smSam.put("BucketName", BUCKET);
+    smSam.put("CreateBucket", "false");
+    smSam.put("BucketRegion", "eu-west-1");
+    smSam.put("InputTopic", "vehicle-telemetry");
+    smSam.put("SourceType", "self-managed");
+    smSam.put("BootstrapServers", "b-1.example.com:9096,b-2.example.com:9096");
+    smSam.put("SaslScramSecretArn", Fixtures.SCRAM_SECRET_ARN);
+    smSam.put("SubnetIds", "subnet-0aaa,subnet-0bbb");
+    smSam.put("SecurityGroupId", "sg-0ccc");
+    smSam.put("CredentialsSecretArn", Fixtures.CREDENTIALS_SECRET_ARN);
+    smSam.put("RoleArn", Fixtures.ROLE_ARN);
+    smSam.put("ExternalId", "archiver-external-id");
+    smSam.put("Sse", "aws:kms");
+    smSam.put("KmsKeyArn", Fixtures.KMS_KEY_ARN);
+    smSam.put("ProvisionedPollers", "false");
+
+    Map<String, Object> scramCdk = new LinkedHashMap<>(Fixtures.mskDefaults());
+    scramCdk.put("bucketName", BUCKET);
+    scramCdk.put("mskAuth", "scram");
+    scramCdk.put("saslScramSecretArn", Fixtures.SCRAM_SECRET_ARN);
+    scramCdk.put("onFailure", "s3");
+    scramCdk.put("onFailureBucketArn", "arn:aws:s3:::acme-failed-batches");
+    scramCdk.put("createCredentialsSecret", "true");
+    scramCdk.put("endpointUrlS3", "https://minio.example.com:9000");
+    scramCdk.put("s3ForcePathStyle", "true");
+    Map<String, String> scramSam = new LinkedHashMap<>(mskSam);
+    scramSam.put("MskAuth", "scram");
+    scramSam.put("SaslScramSecretArn", Fixtures.SCRAM_SECRET_ARN);
+    scramSam.put("OnFailure", "s3");
+    scramSam.put("OnFailureBucketArn", "arn:aws:s3:::acme-failed-batches");
+    scramSam.put("CreateCredentialsSecret", "true");
+    scramSam.put("EndpointUrlS3", "https://minio.example.com:9000");
+    scramSam.put("S3ForcePathStyle", "true");
+
+    return Stream.of(
+        Arguments.of("msk-iam-created-bucket", new Deployment(mskCdk, mskSam)),
+        Arguments.of(
+            "self-managed-vpc-imported-bucket-secret-role-kms",
+            new Deployment(Fixtures.selfManaged(), smSam)),
+        Arguments.of(
+            "msk-scram-s3-on-failure-created-secret-endpoint", new Deployment(scramCdk, scramSam)));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("deployments")
+  void shouldSetTheSameEnvironmentVariableNames(String name, Deployment d) throws Exception {
+    Template cdk = cdk(d);
+    SamTemplate sam = new SamTemplate(TEMPLATE, d.sam());
+    assertThat(sam.environment().keySet())
+        .containsExactlyInAnyOrderElementsOf(Templates.environment(cdk).keySet());
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("deployments")
+  void shouldSetTheSameEnvironmentValues(String name, Deployment d) throws Exception {
+    Template cdk = cdk(d);
+    SamTemplate sam = new SamTemplate(TEMPLATE, d.sam());
+    assertThat(sam.environment()).isEqualTo(normalize(Templates.environment(cdk)));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("deployments")
+  void shouldGrantTheSameS3SecretsManagerAndStsActionsOnTheSameResources(String name, Deployment d)
+      throws Exception {
+    Template cdk = cdk(d);
+    SamTemplate sam = new SamTemplate(TEMPLATE, d.sam());
+    Set<String> samGrants = grants(sam.roleStatements());
+    Set<String> cdkGrants = grants(Templates.statements(cdk));
+    assertThat(samGrants).isNotEmpty().isEqualTo(cdkGrants);
+  }
+
+  /** "action on resource" for every S3, Secrets Manager and STS grant. */
+  static Set<String> grants(List<Templates.Statement> statements) {
+    Set<String> out = new TreeSet<>();
+    for (Templates.Statement s : statements) {
+      for (String action : s.actions()) {
+        if (action.startsWith("s3:")
+            || action.startsWith("secretsmanager:")
+            || action.startsWith("sts:")) {
+          s.resources().forEach(r -> out.add(action + " on " + normalize(r)));
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The created bucket is named, so its ARN is known; CDK names it by GetAtt. */
+  static String normalize(String value) {
+    return value
+        .replace("${ArchiveBucket.Arn}", "arn:${AWS::Partition}:s3:::" + BUCKET)
+        .replace("${ArchiveBucket}", BUCKET);
+  }
+
+  static Map<String, String> normalize(Map<String, String> env) {
+    Map<String, String> out = new LinkedHashMap<>();
+    env.forEach((k, v) -> out.put(k, normalize(v)));
+    return out;
+  }
+}
