@@ -4,7 +4,6 @@ import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.decode.BadEventException;
 import io.kafkas3archiver.decode.EventDecoder;
@@ -25,6 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.Map;
 import java.util.function.Function;
+import org.crac.Core;
 
 /**
  * The Lambda entry point: {@code io.kafkas3archiver.ArchiverHandler::handleRequest}. It builds the
@@ -35,13 +35,14 @@ public final class ArchiverHandler implements RequestStreamHandler {
   private static final JsonFactory JSON = new JsonFactory();
 
   private final ArchiverConfig config;
-  private final EventDecoder decoder = new EventDecoder(new ObjectMapper());
+  private final EventDecoder decoder = new EventDecoder();
   private final Pipeline pipeline;
   private final Preflight preflight;
   private final CredentialsSource credentials;
   private final InvocationLog log;
   private final EmfMetrics metrics;
   private final Clock clock;
+  private final Priming priming;
 
   /** Used by the Lambda runtime: configuration from the environment. */
   public ArchiverHandler() {
@@ -59,6 +60,9 @@ public final class ArchiverHandler implements RequestStreamHandler {
    */
   public ArchiverHandler(ArchiverConfig config, Function<String, String> env) {
     this(config, CredentialsSource.from(config, env), Clock.systemUTC());
+    // SnapStart runs this before the snapshot; on a JVM without CRaC it is never called. The
+    // field keeps it reachable: CRaC holds registered resources weakly.
+    Core.getGlobalContext().register(priming);
   }
 
   public ArchiverHandler(ArchiverConfig config, CredentialsSource credentials, Clock clock) {
@@ -88,6 +92,15 @@ public final class ArchiverHandler implements RequestStreamHandler {
     this.credentials = credentials;
     this.log = new InvocationLog(System.out, config.title(), config.logLevel());
     this.metrics = new EmfMetrics(System.out, config.title());
+    this.priming = new Priming(config, decoder, store, clock);
+  }
+
+  /**
+   * What SnapStart's {@code beforeCheckpoint} runs: warms the decoder, every encoder and codec and
+   * the S3 client with a synthetic batch, writing nothing. Public for tests and the benchmark.
+   */
+  public void prime() {
+    priming.run();
   }
 
   @Override

@@ -1,12 +1,16 @@
 package io.kafkas3archiver.decode;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.Iterator;
 import java.util.List;
@@ -16,16 +20,50 @@ import java.util.Map;
  * Turns the invocation payload into an {@link Invocation}. It reads the stream once, record by
  * record, so a bad record is rejected on its own (with its raw JSON kept for the error object)
  * instead of failing the whole batch.
+ *
+ * <p>Records of the usual shape are read straight off the streaming parser, base64 decoded from its
+ * buffer, with no tree and no intermediate strings. Any record that is not of that shape (a missing
+ * offset, a number where a string belongs, invalid base64, unusual headers...) is cut out of the
+ * input by its byte offsets and decoded by the general tree-based path, so the result for it,
+ * accepted or rejected and why, is exactly what the tree path decides. Jackson databind is only
+ * loaded when such a record turns up.
  */
 public final class EventDecoder {
-  private final ObjectMapper mapper;
+  private final JsonFactory factory;
+  private final boolean fastPath;
+  private ObjectMapper mapper;
+
+  /** The handler's decoder: no ObjectMapper is built unless an unusual record needs one. */
+  public EventDecoder() {
+    this.factory = new JsonFactory();
+    this.fastPath = true;
+  }
 
   public EventDecoder(ObjectMapper mapper) {
+    this(mapper, true);
+  }
+
+  private EventDecoder(ObjectMapper mapper, boolean fastPath) {
+    this.factory = mapper.getFactory();
     this.mapper = mapper;
+    this.fastPath = fastPath;
+  }
+
+  /** Every record through the tree path: the reference the fast path is tested against. */
+  static EventDecoder treeOnly() {
+    return new EventDecoder(new ObjectMapper(), false);
+  }
+
+  private ObjectMapper mapper() {
+    if (mapper == null) {
+      mapper = new ObjectMapper();
+    }
+    return mapper;
   }
 
   public Invocation decode(InputStream in) throws IOException {
-    try (JsonParser parser = mapper.createParser(in)) {
+    RecordingInput input = new RecordingInput(in);
+    try (JsonParser parser = factory.createParser(input)) {
       if (parser.nextToken() != JsonToken.START_OBJECT) {
         throw new BadEventException(
             "the event is not a JSON object; expected a Kafka event source mapping event"
@@ -45,7 +83,7 @@ public final class EventDecoder {
           case "action" -> action = token == JsonToken.VALUE_STRING ? parser.getText() : null;
           case "records" -> {
             sawRecords = true;
-            readRecordsMap(parser, records, rejected);
+            readRecordsMap(parser, input, records, rejected);
           }
           default -> parser.skipChildren();
         }
@@ -71,7 +109,10 @@ public final class EventDecoder {
   }
 
   private void readRecordsMap(
-      JsonParser parser, List<KafkaRecord> records, List<RejectedRecord> rejected)
+      JsonParser parser,
+      RecordingInput input,
+      List<KafkaRecord> records,
+      List<RejectedRecord> rejected)
       throws IOException {
     if (parser.currentToken() == JsonToken.VALUE_NULL) {
       return;
@@ -80,6 +121,7 @@ public final class EventDecoder {
       throw new BadEventException(
           "\"records\" must be an object of \"<topic>-<partition>\": [records]");
     }
+    FastPath fast = new FastPath();
     while (parser.nextToken() == JsonToken.FIELD_NAME) {
       String topicPartition = parser.currentName();
       JsonToken token = parser.nextToken();
@@ -90,10 +132,279 @@ public final class EventDecoder {
         throw new BadEventException(
             "\"records\".\"" + topicPartition + "\" must be an array of records");
       }
+      int dash = topicPartition.lastIndexOf('-');
+      String mapTopic = dash > 0 ? topicPartition.substring(0, dash) : topicPartition;
+      Integer mapPartition = dash > 0 ? parseIntOrNull(topicPartition.substring(dash + 1)) : null;
+      JsonStreamContext array = parser.getParsingContext();
       while (parser.nextToken() != JsonToken.END_ARRAY) {
-        JsonNode node = mapper.readTree(parser);
-        decodeRecord(topicPartition, node, records, rejected);
+        if (parser.currentToken() != JsonToken.START_OBJECT) {
+          decodeRecord(topicPartition, mapper().readTree(parser), records, rejected);
+          continue;
+        }
+        long start = parser.currentLocation().getByteOffset() - 1; // the '{' just read
+        input.keepFrom(start);
+        KafkaRecord record = fastPath ? fast.record(parser, mapTopic, mapPartition) : null;
+        if (record != null) {
+          records.add(record);
+          continue;
+        }
+        while (parser.currentToken() != JsonToken.END_OBJECT
+            || parser.getParsingContext() != array) {
+          if (parser.nextToken() == null) {
+            throw new BadEventException("the event ends inside a record");
+          }
+        }
+        byte[] raw = input.slice(start, parser.currentLocation().getByteOffset());
+        decodeRecord(topicPartition, mapper().readTree(raw), records, rejected);
       }
+    }
+  }
+
+  /**
+   * Reads one record of the usual shape from the parser, positioned on its START_OBJECT. Returns
+   * null, possibly mid-record, as soon as anything differs from that shape; the caller then decodes
+   * the record through the tree path, which has the final word on it.
+   */
+  private static final class FastPath {
+    private byte[] ascii = new byte[1024];
+    private String lastTopic;
+    private String lastTimestampType;
+
+    KafkaRecord record(JsonParser p, String mapTopic, Integer mapPartition) throws IOException {
+      String topic = mapTopic;
+      Integer partition = mapPartition;
+      boolean hasOffset = false;
+      long offset = 0;
+      long timestamp = -1L;
+      String timestampType = "";
+      byte[] key = null;
+      byte[] value = null;
+      List<Header> headers = List.of();
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken v = p.nextToken();
+        switch (field) {
+          case "topic" -> {
+            if (v != JsonToken.VALUE_STRING) {
+              return null;
+            }
+            topic = lastTopic = reuse(p, lastTopic);
+          }
+          case "partition" -> {
+            if (v != JsonToken.VALUE_NUMBER_INT || p.getNumberType() != JsonParser.NumberType.INT) {
+              return null;
+            }
+            partition = p.getIntValue();
+          }
+          case "offset" -> {
+            if (!isLong(p, v)) {
+              return null;
+            }
+            offset = p.getLongValue();
+            hasOffset = true;
+          }
+          case "timestamp" -> {
+            if (!isLong(p, v)) {
+              return null;
+            }
+            timestamp = p.getLongValue();
+          }
+          case "timestampType" -> {
+            if (v != JsonToken.VALUE_STRING) {
+              return null;
+            }
+            timestampType = lastTimestampType = reuse(p, lastTimestampType);
+          }
+          case "key" -> {
+            if (v == JsonToken.VALUE_NULL) {
+              key = null;
+            } else if (v != JsonToken.VALUE_STRING || (key = base64(p)) == null) {
+              return null;
+            }
+          }
+          case "value" -> {
+            if (v == JsonToken.VALUE_NULL) {
+              value = null;
+            } else if (v != JsonToken.VALUE_STRING || (value = base64(p)) == null) {
+              return null;
+            }
+          }
+          case "headers" -> {
+            if (v == JsonToken.VALUE_NULL) {
+              headers = List.of();
+            } else if (v != JsonToken.START_ARRAY || (headers = headers(p)) == null) {
+              return null;
+            }
+          }
+          default -> p.skipChildren();
+        }
+      }
+      if (!hasOffset || partition == null) {
+        return null;
+      }
+      return new KafkaRecord(
+          topic, partition, offset, timestamp, timestampType, key, value, headers);
+    }
+
+    private static boolean isLong(JsonParser p, JsonToken v) throws IOException {
+      return v == JsonToken.VALUE_NUMBER_INT
+          && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER;
+    }
+
+    /** The same string as last time when the text is equal: one topic, one String. */
+    private static String reuse(JsonParser p, String last) throws IOException {
+      int length = p.getTextLength();
+      if (last != null && last.length() == length) {
+        char[] chars = p.getTextCharacters();
+        int offset = p.getTextOffset();
+        boolean same = true;
+        for (int i = 0; i < length && same; i++) {
+          same = chars[offset + i] == last.charAt(i);
+        }
+        if (same) {
+          return last;
+        }
+      }
+      return p.getText();
+    }
+
+    /** Decodes the current string from the parser's buffer; null when it is not valid base64. */
+    private byte[] base64(JsonParser p) throws IOException {
+      int length = p.getTextLength();
+      char[] chars = p.getTextCharacters();
+      int offset = p.getTextOffset();
+      if (ascii.length < length) {
+        ascii = new byte[Math.max(length, ascii.length * 2)];
+      }
+      for (int i = 0; i < length; i++) {
+        char c = chars[offset + i];
+        if (c > 0x7f) {
+          return null;
+        }
+        ascii[i] = (byte) c;
+      }
+      try {
+        ByteBuffer decoded = Base64.getDecoder().decode(ByteBuffer.wrap(ascii, 0, length));
+        byte[] array = decoded.array();
+        return decoded.position() == 0 && decoded.limit() == array.length
+            ? array
+            : Arrays.copyOfRange(array, decoded.position(), decoded.limit());
+      } catch (IllegalArgumentException e) {
+        return null;
+      }
+    }
+
+    /** {@code [{"name": [bytes...] | "base64" | null}, ...]}, one name per entry; else null. */
+    private List<Header> headers(JsonParser p) throws IOException {
+      List<Header> headers = new ArrayList<>(2);
+      while (p.nextToken() != JsonToken.END_ARRAY) {
+        if (p.currentToken() != JsonToken.START_OBJECT || p.nextToken() != JsonToken.FIELD_NAME) {
+          return null;
+        }
+        String name = p.currentName();
+        byte[] bytes;
+        JsonToken v = p.nextToken();
+        if (v == JsonToken.VALUE_NULL) {
+          bytes = null;
+        } else if (v == JsonToken.VALUE_STRING) {
+          if ((bytes = base64(p)) == null) {
+            return null;
+          }
+        } else if (v == JsonToken.START_ARRAY) {
+          if ((bytes = byteArray(p)) == null) {
+            return null;
+          }
+        } else {
+          return null;
+        }
+        if (p.nextToken() != JsonToken.END_OBJECT) {
+          return null;
+        }
+        headers.add(new Header(name, bytes));
+      }
+      return headers;
+    }
+
+    private static byte[] byteArray(JsonParser p) throws IOException {
+      byte[] bytes = new byte[16];
+      int n = 0;
+      while (p.nextToken() != JsonToken.END_ARRAY) {
+        if (p.currentToken() != JsonToken.VALUE_NUMBER_INT
+            || p.getNumberType() != JsonParser.NumberType.INT) {
+          return null;
+        }
+        int b = p.getIntValue();
+        if (b < -128 || b > 255) {
+          return null;
+        }
+        if (n == bytes.length) {
+          bytes = Arrays.copyOf(bytes, n * 2);
+        }
+        bytes[n++] = (byte) b;
+      }
+      return Arrays.copyOf(bytes, n);
+    }
+  }
+
+  /**
+   * Passes the event through to the parser while keeping the bytes from the current record's start,
+   * so a record that leaves the fast path can be cut out by its offsets. Holds about one record
+   * plus one parser buffer, not the event.
+   */
+  private static final class RecordingInput extends InputStream {
+    private final InputStream in;
+    private byte[] buffer = new byte[32 * 1024];
+    private long base;
+    private int length;
+    private long keepFrom;
+
+    RecordingInput(InputStream in) {
+      this.in = in;
+    }
+
+    void keepFrom(long offset) {
+      keepFrom = offset;
+    }
+
+    byte[] slice(long from, long to) {
+      return Arrays.copyOfRange(buffer, (int) (from - base), (int) (to - base));
+    }
+
+    @Override
+    public int read() throws IOException {
+      int b = in.read();
+      if (b >= 0) {
+        append(new byte[] {(byte) b}, 0, 1);
+      }
+      return b;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      int n = in.read(b, off, len);
+      if (n > 0) {
+        append(b, off, n);
+      }
+      return n;
+    }
+
+    private void append(byte[] b, int off, int n) {
+      if (length + n > buffer.length) {
+        int drop = (int) Math.min(Math.max(0, keepFrom - base), length);
+        System.arraycopy(buffer, drop, buffer, 0, length - drop);
+        length -= drop;
+        base += drop;
+        if (length + n > buffer.length) {
+          buffer = Arrays.copyOf(buffer, Math.max(buffer.length * 2, length + n));
+        }
+      }
+      System.arraycopy(b, off, buffer, length, n);
+      length += n;
+    }
+
+    @Override
+    public void close() throws IOException {
+      in.close();
     }
   }
 

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
@@ -26,15 +27,31 @@ final class Json {
                   .build())
           .build();
 
-  /** For tabular formats, which need the value's fields: decimals stay exact. */
-  static final ObjectMapper TREE_MAPPER =
-      JsonMapper.builder(FACTORY)
-          .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-          .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-          // '{"a":1} trailing' is not a JSON object: without this the tail is silently dropped.
-          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-          .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
-          .build();
+  /**
+   * For tabular formats, which need the value's fields: decimals stay exact, duplicate keys are
+   * refused. Jackson databind (about 290 classes) loads on the first {@code readTree}, so json and
+   * ndjson never pay for it on a cold start.
+   */
+  static final TreeReader TREE_MAPPER = new TreeReader();
+
+  static final class TreeReader {
+    private TreeReader() {}
+
+    JsonNode readTree(byte[] json) throws IOException {
+      return Holder.MAPPER.readTree(json);
+    }
+
+    private static final class Holder {
+      static final ObjectMapper MAPPER =
+          JsonMapper.builder(FACTORY)
+              .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+              .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+              // '{"a":1} trailing' is not a JSON object: without this the tail is silently dropped.
+              .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+              .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
+              .build();
+    }
+  }
 
   private Json() {}
 

@@ -7,6 +7,12 @@ public interface ObjectStore {
   PutResult put(String key, byte[] body, String contentType, Deadline deadline)
       throws UploadException;
 
+  /**
+   * Warms the client's code paths (SnapStart priming) without writing anything. The default does
+   * nothing.
+   */
+  default void prime() {}
+
   /** How one successful put went: attempts made (1 = no retry) and the time it took. */
   record PutResult(int attempts, long millis) {}
 }

@@ -9,6 +9,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.ContentStreamProvider;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
@@ -99,7 +100,9 @@ public final class S3ObjectStore implements ObjectStore {
       try {
         s3.putObject(
             request(key, body.length, md5, contentType, Math.min(budget, MAX_ATTEMPT_MILLIS)),
-            RequestBody.fromBytes(body));
+            // fromBytes would copy the whole object once more; the pipeline never changes it.
+            RequestBody.fromContentProvider(
+                ContentStreamProvider.fromByteArrayUnsafe(body), body.length, contentType));
         return new PutResult(attempt, (System.nanoTime() - started) / 1_000_000);
       } catch (SdkException e) {
         UploadException failure = classifier.classify(e, key, attempt);
@@ -126,6 +129,40 @@ public final class S3ObjectStore implements ObjectStore {
         }
         sleep(backoff);
       }
+    }
+  }
+
+  /**
+   * Runs one PutObject through the client up to and including signing; {@link PrimingGuard} stops
+   * it before transmission, so nothing is sent and nothing written.
+   */
+  @Override
+  public void prime() {
+    boolean guarded =
+        s3.serviceClientConfiguration().overrideConfiguration().executionInterceptors().stream()
+            .anyMatch(PrimingGuard.class::isInstance);
+    if (!guarded) {
+      return; // a client not built by S3Clients: it would really send the request
+    }
+    byte[] body = {'{', '}'};
+    PutObjectRequest request =
+        request(
+                config.keyPrefix() + "/_priming",
+                body.length,
+                contentMd5(body),
+                "application/octet-stream",
+                10_000)
+            .toBuilder()
+            .overrideConfiguration(
+                o ->
+                    o.apiCallTimeout(Duration.ofSeconds(10))
+                        .putExecutionAttribute(PrimingGuard.PRIMING, Boolean.TRUE))
+            .build();
+    try {
+      s3.putObject(request, RequestBody.fromBytes(body));
+    } catch (PrimingGuard.Stopped | SdkException expected) {
+      // Stopped: the request got as far as signing and no further (the SDK may wrap it). Any
+      // other failure is ignored too: priming is best effort and must not fail the snapshot.
     }
   }
 

@@ -12,6 +12,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -162,5 +163,133 @@ class EventDecoderTest {
   @Test
   void shouldAcceptAnEmptyRecordsMap() throws IOException {
     assertThat(((Invocation.KafkaBatch) decode("{\"records\":{}}")).recordCount()).isZero();
+  }
+
+  /** Every field, byte arrays by content, so two decodings can be compared as text. */
+  private static String describe(Invocation.KafkaBatch batch) {
+    StringBuilder out = new StringBuilder();
+    for (KafkaRecord r : batch.records()) {
+      out.append(describe(r)).append('\n');
+    }
+    for (RejectedRecord r : batch.rejected()) {
+      out.append("rejected ")
+          .append(List.of(r.topic(), String.valueOf(r.partition()), String.valueOf(r.offset())))
+          .append(' ')
+          .append(r.timestamp())
+          .append(' ')
+          .append(r.reason())
+          .append(' ')
+          .append(r.record() == null ? "-" : describe(r.record()))
+          .append(' ')
+          .append(r.rawRecordJson())
+          .append('\n');
+    }
+    return out.toString();
+  }
+
+  private static String describe(KafkaRecord r) {
+    StringBuilder h = new StringBuilder();
+    r.headers()
+        .forEach(
+            x -> h.append(x.name()).append('=').append(Arrays.toString(x.value())).append(';'));
+    return String.join(
+        "|",
+        r.topic(),
+        String.valueOf(r.partition()),
+        String.valueOf(r.offset()),
+        String.valueOf(r.timestamp()),
+        r.timestampType(),
+        Arrays.toString(r.key()),
+        Arrays.toString(r.value()),
+        h);
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"timestamp\":5,\"timestampType\":\"CREATE_TIME\","
+            + "\"key\":\"aw==\",\"value\":\"eyJhIjoxfQ==\",\"headers\":[{\"s\":[103,119]}]}",
+        "{\"offset\":1}",
+        "{\"partition\":0}",
+        "{\"topic\":\"t\",\"partition\":1.0,\"offset\":1,\"value\":\"e30=\"}",
+        "{\"topic\":\"t\",\"partition\":\"2\",\"offset\":1,\"value\":\"e30=\"}",
+        "{\"topic\":\"t\",\"partition\":3000000000,\"offset\":1}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":99999999999999999999999}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":7.5,\"value\":\"e30=\"}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":\"7\",\"value\":\"e30=\"}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"timestamp\":null,\"timestampType\":null}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"timestamp\":\"5\",\"timestampType\":7}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"timestamp\":1.5e3,\"timestampType\":{}}",
+        "{\"topic\":7,\"partition\":0,\"offset\":1}",
+        "{\"topic\":null,\"partition\":0,\"offset\":1,\"key\":null,\"value\":null,\"headers\":null}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"value\":\"not*base64!\"}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"value\":\"e30\"}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"value\":\"e3\u00e90=\"}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"value\":\"\"}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"value\":12}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"key\":[1,2]}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"value\":\"bad!\",\"value\":\"e30=\"}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"offset\":2,\"partition\":5}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"headers\":[{\"a\":\"aGk=\"},{\"b\":[-1,104]},{\"c\":null}]}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"headers\":[{\"a\":[1],\"b\":[2],\"a\":[3]}]}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"headers\":[{}]}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"headers\":[{\"a\":[256]}]}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"headers\":[{\"a\":[1.0]}]}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"headers\":[{\"a\":\"**\"}]}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"headers\":[{\"a\":{}}]}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"headers\":[[1]]}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"headers\":{\"a\":[1]}}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"headers\":[{\"a\":[]}]}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"extra\":{\"deep\":[{\"x\":[1,{\"y\":null}]}]},"
+            + "\"valueSchemaMetadata\":{\"schemaId\":\"1\",\"dataFormat\":\"AVRO\"},\"value\":\"e30=\"}",
+        "{ \"topic\" : \"t\" ,\n \"partition\" : 0 , \"offset\" : 1 ,\r\n\t\"value\" : \"not*base64\" }",
+        "\"a string\"",
+        "[1,2]",
+        "null",
+        "{}"
+      })
+  void shouldDecodeEveryRecordExactlyAsTheTreePathDoes(String record) throws IOException {
+    // Given the record in a batch between two ordinary ones, in two partitions
+    String ok = "{\"topic\":\"t\",\"partition\":0,\"offset\":9,\"value\":\"e30=\"}";
+    String event =
+        "{\"records\":{\"t-0\":[" + ok + "," + record + "," + ok + "],\"u-1\":[" + record + "]}}";
+
+    // When it is decoded by the shipped decoder and by the tree-only reference
+    var fast = (Invocation.KafkaBatch) decode(event);
+    var tree =
+        (Invocation.KafkaBatch)
+            EventDecoder.treeOnly()
+                .decode(new ByteArrayInputStream(event.getBytes(StandardCharsets.UTF_8)));
+
+    // Then the records, the rejections, their reasons and raw JSON are identical
+    assertThat(describe(fast)).isEqualTo(describe(tree));
+    assertThat(fast.recordCount()).isEqualTo(4);
+  }
+
+  @Test
+  void shouldCutALateRejectedRecordOutOfALargeEventExactly() throws IOException {
+    // Given many records, so the parser refills its buffer many times before the bad one
+    StringBuilder event = new StringBuilder("{\"records\":{\"t-0\":[");
+    for (int i = 0; i < 5_000; i++) {
+      event.append(i == 0 ? "" : ",");
+      event.append("{\"topic\":\"t\",\"partition\":0,\"offset\":").append(i);
+      event.append(",\"value\":\"").append(i == 4_321 ? "bad!" : "eyJhIjoxfQ==").append("\"}");
+    }
+    event.append("]}}");
+
+    // When it is decoded with and without the fast path
+    var fast = (Invocation.KafkaBatch) decode(event.toString());
+    var tree =
+        (Invocation.KafkaBatch)
+            EventDecoder.treeOnly()
+                .decode(
+                    new ByteArrayInputStream(event.toString().getBytes(StandardCharsets.UTF_8)));
+
+    // Then the one bad record is rejected with its exact JSON, and the rest decode the same
+    assertThat(fast.rejected())
+        .singleElement()
+        .extracting(RejectedRecord::rawRecordJson)
+        .isEqualTo("{\"topic\":\"t\",\"partition\":0,\"offset\":4321,\"value\":\"bad!\"}");
+    assertThat(describe(fast)).isEqualTo(describe(tree));
   }
 }

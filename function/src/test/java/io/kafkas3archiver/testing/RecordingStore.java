@@ -25,6 +25,11 @@ public final class RecordingStore implements ObjectStore {
     return result;
   }
 
+  @Override
+  public void prime() {
+    delegate.prime();
+  }
+
   public List<String> keys() {
     synchronized (keys) {
       return List.copyOf(keys);
