@@ -9,7 +9,6 @@ import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.OutputStreamWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -116,7 +115,7 @@ public final class CsvEncoder implements Encoder {
         addMetadata(cells, row.record(), binaryKeys);
       }
       for (String column : columns) {
-        cells.add(cell(row.fields() == null ? null : row.fields().get(column)));
+        cells.add(Json.cellText(row.fields() == null ? null : row.fields().get(column)));
       }
       printer.printRecord(cells);
     }
@@ -134,33 +133,9 @@ public final class CsvEncoder implements Encoder {
     cells.add(r.timestampType());
     boolean textKey = r.key() != null && Utf8.isValid(r.key());
     cells.add(textKey ? new String(r.key(), StandardCharsets.UTF_8) : null);
-    cells.add(headersJson(r));
+    cells.add(Json.headersText(r));
     if (binaryKeys) {
       cells.add(r.key() != null && !textKey ? Base64.getEncoder().encodeToString(r.key()) : null);
     }
-  }
-
-  private static String headersJson(KafkaRecord r) throws IOException {
-    StringWriter text = new StringWriter();
-    try (var gen = Json.FACTORY.createGenerator(text)) {
-      Json.writeHeaders(gen, r);
-    }
-    return text.toString();
-  }
-
-  private static String cell(JsonNode value) {
-    if (value == null || value.isNull()) {
-      return null;
-    }
-    if (value.isTextual()) {
-      return value.textValue();
-    }
-    if (value.isBigDecimal()) {
-      return value.decimalValue().toString();
-    }
-    if (value.isValueNode()) {
-      return value.asText();
-    }
-    return value.toString();
   }
 }

@@ -98,4 +98,35 @@ final class Json {
           gen.writeStringField(name + "_base64", Base64.getEncoder().encodeToString(b.bytes()));
     }
   }
+
+  /** The headers array as JSON text, for a tabular format's headers column. */
+  static String headersText(KafkaRecord record) {
+    java.io.StringWriter text = new java.io.StringWriter();
+    try (JsonGenerator gen = FACTORY.createGenerator(text)) {
+      writeHeaders(gen, record);
+    } catch (IOException e) {
+      throw new IllegalStateException("writing headers to a string cannot fail", e);
+    }
+    return text.toString();
+  }
+
+  /**
+   * A tabular cell's text: a string as is, a number as written (decimals keep their scale), a
+   * boolean as {@code true}/{@code false}, a nested value as compact JSON; null for JSON null.
+   */
+  static String cellText(com.fasterxml.jackson.databind.JsonNode value) {
+    if (value == null || value.isNull()) {
+      return null;
+    }
+    if (value.isTextual()) {
+      return value.textValue();
+    }
+    if (value.isBigDecimal()) {
+      return value.decimalValue().toString();
+    }
+    if (value.isValueNode()) {
+      return value.asText();
+    }
+    return value.toString();
+  }
 }

@@ -7,7 +7,6 @@ import io.kafkas3archiver.decode.KafkaRecord;
 import io.kafkas3archiver.decode.RejectedRecord;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -232,7 +231,7 @@ public final class ParquetEncoder implements Encoder {
             case LONG -> consumer.addLong(value.longValue());
             case DOUBLE -> consumer.addDouble(value.doubleValue());
             case TIMESTAMP -> consumer.addLong(ParquetSchema.instantMicros(value.textValue()));
-            case STRING -> consumer.addBinary(Binary.fromString(text(value)));
+            case STRING -> consumer.addBinary(Binary.fromString(Json.cellText(value)));
           }
           consumer.endField(column.name(), index);
         }
@@ -259,7 +258,7 @@ public final class ParquetEncoder implements Encoder {
       string(i++, ParquetSchema.TIMESTAMP_TYPE, r.timestampType());
       boolean textKey = r.key() != null && Utf8.isValid(r.key());
       string(i++, ParquetSchema.KEY, textKey ? new String(r.key(), StandardCharsets.UTF_8) : null);
-      string(i++, ParquetSchema.HEADERS, headersJson(r));
+      string(i++, ParquetSchema.HEADERS, Json.headersText(r));
       if (schema.keyBase64()) {
         string(
             i++,
@@ -275,30 +274,6 @@ public final class ParquetEncoder implements Encoder {
         consumer.addBinary(Binary.fromString(value));
         consumer.endField(name, index);
       }
-    }
-
-    private static String headersJson(KafkaRecord r) {
-      StringWriter text = new StringWriter();
-      try (var gen = Json.FACTORY.createGenerator(text)) {
-        Json.writeHeaders(gen, r);
-      } catch (IOException e) {
-        throw new IllegalStateException("writing headers to a string cannot fail", e);
-      }
-      return text.toString();
-    }
-
-    /** A string column's cell: a string as is, a number or boolean as its JSON text, else JSON. */
-    private static String text(JsonNode value) {
-      if (value.isTextual()) {
-        return value.textValue();
-      }
-      if (value.isBigDecimal()) {
-        return value.decimalValue().toString();
-      }
-      if (value.isValueNode()) {
-        return value.asText();
-      }
-      return value.toString();
     }
   }
 }
