@@ -70,18 +70,27 @@ public final class Grouper {
   private Map<Stream, Long> earliestTimestamps(KafkaBatch batch) {
     Map<Stream, Long> earliest = new LinkedHashMap<>();
     for (KafkaRecord r : batch.records()) {
-      earliest.merge(stream(r.topic(), r.partition()), usable(r.timestamp()), Math::min);
+      noteTimestamp(earliest, stream(r.topic(), r.partition()), r.timestamp());
     }
     for (RejectedRecord r : batch.rejected()) {
-      earliest.merge(stream(r.topic(), r.partition()), usable(r.timestamp()), Math::min);
+      noteTimestamp(earliest, stream(r.topic(), r.partition()), r.timestamp());
     }
     return earliest;
+  }
+
+  /**
+   * Records without a timestamp (-1, or any negative value) do not take part: one of them must not
+   * pull a whole batch into the epoch's folder. A stream where no record has one gets the epoch.
+   */
+  private static void noteTimestamp(Map<Stream, Long> earliest, Stream stream, long timestamp) {
+    earliest.merge(stream, timestamp >= 0 ? timestamp : Long.MAX_VALUE, Math::min);
   }
 
   private ZonedDateTime folder(long recordTimestamp, long earliestOfStream, Instant now) {
     Instant instant =
         switch (partitionTime) {
-          case BATCH -> Instant.ofEpochMilli(earliestOfStream);
+          case BATCH ->
+              Instant.ofEpochMilli(earliestOfStream == Long.MAX_VALUE ? 0L : earliestOfStream);
           case RECORD -> Instant.ofEpochMilli(usable(recordTimestamp));
           case INGEST -> now;
         };

@@ -44,6 +44,22 @@ class GrouperTest {
   }
 
   @Test
+  void shouldIgnoreRecordsWithoutATimestampWhenChoosingTheBatchFolder() {
+    KafkaBatch batch =
+        new KafkaBatch(
+            "aws:kafka",
+            List.of(record("orders", 0, 1, -1L), record("orders", 0, 2, AFTER_EDGE)),
+            List.of());
+    KafkaBatch none = new KafkaBatch("aws:kafka", List.of(record("orders", 0, 1, -1L)), List.of());
+    var grouper = new Grouper(PartitionTime.BATCH, ZoneId.of("UTC"), false, LATER);
+
+    assertThat(grouper.group(batch))
+        .singleElement()
+        .satisfies(g -> assertThat(g.folderTime().getHour()).isEqualTo(16));
+    assertThat(grouper.group(none).get(0).folderTime().getYear()).isEqualTo(1970);
+  }
+
+  @Test
   void shouldSplitAtHourEdgesWithRecordTime() {
     var groups = new Grouper(PartitionTime.RECORD, ZoneId.of("UTC"), false, LATER).group(BATCH);
 
