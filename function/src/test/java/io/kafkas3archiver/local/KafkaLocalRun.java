@@ -15,7 +15,6 @@ import io.kafkas3archiver.testing.LocalContext;
 import io.kafkas3archiver.testing.ObjectBodies;
 import io.kafkas3archiver.testing.RecordingStore;
 import io.kafkas3archiver.testing.S3ProxyServer;
-import io.kafkas3archiver.upload.CredentialsSource;
 import io.kafkas3archiver.upload.S3ObjectStore;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -28,9 +27,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.TopicPartition;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
@@ -62,8 +59,9 @@ final class KafkaLocalRun {
     run(args, System.getenv(), Path.of(".local-s3"));
   }
 
-  /** Runs with this environment; an embedded S3 server keeps its data in {@code localS3}. */
-  static void run(String[] args, Map<String, String> environment, Path localS3) throws Exception {
+  /** Runs with this environment; an embedded S3 server keeps its data in {@code localS3Folder}. */
+  static void run(String[] args, Map<String, String> environment, Path localS3Folder)
+      throws Exception {
     Options o = Options.parse(args);
     Map<String, String> env = new HashMap<>(environment);
     env.putIfAbsent("BUCKET_NAME", "local-archive");
@@ -71,32 +69,12 @@ final class KafkaLocalRun {
     env.putIfAbsent("TITLE", "local-run");
     env.putIfAbsent("INCLUDE_KAFKA_METADATA", "true");
 
-    S3ProxyServer s3server = null;
     EmbeddedKafka kafka = null;
+    LocalS3 localS3 = null;
     try {
-      AwsCredentialsProvider credentials = null;
-      String endpoint = env.get("AWS_ENDPOINT_URL_S3");
-      if (endpoint == null || endpoint.isBlank()) {
-        Path data = localS3;
-        s3server = S3ProxyServer.onDisk(data);
-        env.put("AWS_ENDPOINT_URL_S3", s3server.endpoint().toString());
-        env.put("S3_FORCE_PATH_STYLE", "true");
-        credentials =
-            StaticCredentialsProvider.create(
-                AwsBasicCredentials.create(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY));
-        try (S3Client s3 = s3server.client()) {
-          String bucket = env.get("BUCKET_NAME");
-          if (s3.listBuckets().buckets().stream().noneMatch(b -> b.name().equals(bucket))) {
-            s3server.createBucket(bucket);
-          }
-        }
-        System.out.println(
-            "embedded S3 server at " + s3server.endpoint() + ", data in " + data.toAbsolutePath());
-      }
+      localS3 = LocalS3.open(env, localS3Folder);
       ArchiverConfig config = ArchiverConfig.fromEnv(env);
-      if (credentials == null) {
-        credentials = CredentialsSource.from(config).provider();
-      }
+      AwsCredentialsProvider credentials = localS3.credentials(config);
 
       String bootstrap = o.bootstrapServers;
       Map<TopicPartition, Long> target = null;
@@ -175,8 +153,8 @@ final class KafkaLocalRun {
       if (kafka != null) {
         kafka.close();
       }
-      if (s3server != null) {
-        s3server.close();
+      if (localS3 != null) {
+        localS3.close();
       }
     }
   }

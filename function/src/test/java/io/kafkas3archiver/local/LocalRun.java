@@ -7,7 +7,6 @@ import io.kafkas3archiver.testing.LocalContext;
 import io.kafkas3archiver.testing.ObjectBodies;
 import io.kafkas3archiver.testing.RecordingStore;
 import io.kafkas3archiver.testing.S3ProxyServer;
-import io.kafkas3archiver.upload.CredentialsSource;
 import io.kafkas3archiver.upload.S3ObjectStore;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
@@ -17,9 +16,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.HashMap;
 import java.util.Map;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
@@ -47,32 +44,9 @@ public final class LocalRun {
     env.putIfAbsent("AWS_REGION", S3ProxyServer.REGION);
     env.putIfAbsent("TITLE", "local-run");
 
-    S3ProxyServer embedded = null;
-    AwsCredentialsProvider credentials;
-    if (env.get("AWS_ENDPOINT_URL_S3") == null || env.get("AWS_ENDPOINT_URL_S3").isBlank()) {
-      Path data = Path.of(".local-s3");
-      embedded = S3ProxyServer.onDisk(data);
-      env.put("AWS_ENDPOINT_URL_S3", embedded.endpoint().toString());
-      env.put("S3_FORCE_PATH_STYLE", "true");
-      credentials =
-          StaticCredentialsProvider.create(
-              AwsBasicCredentials.create(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY));
-      try (S3Client s3 = embedded.client()) {
-        String bucket = env.get("BUCKET_NAME");
-        if (s3.listBuckets().buckets().stream().noneMatch(b -> b.name().equals(bucket))) {
-          embedded.createBucket(bucket);
-        }
-      }
-      System.out.println(
-          "embedded S3 server at " + embedded.endpoint() + ", data in " + data.toAbsolutePath());
-    } else {
-      credentials = null;
-    }
-    try {
+    try (LocalS3 localS3 = LocalS3.open(env, Path.of(".local-s3"))) {
       ArchiverConfig config = ArchiverConfig.fromEnv(env);
-      if (credentials == null) {
-        credentials = CredentialsSource.from(config).provider();
-      }
+      AwsCredentialsProvider credentials = localS3.credentials(config);
       RecordingStore store = new RecordingStore(S3ObjectStore.create(config, credentials));
       ArchiverHandler handler = new ArchiverHandler(config, store, Clock.systemUTC());
       ByteArrayOutputStream response = new ByteArrayOutputStream();
@@ -93,10 +67,6 @@ public final class LocalRun {
               .limit(10)
               .forEach(l -> System.out.println("  " + abbreviate(l)));
         }
-      }
-    } finally {
-      if (embedded != null) {
-        embedded.close();
       }
     }
   }
