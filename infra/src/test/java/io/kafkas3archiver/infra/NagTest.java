@@ -31,7 +31,7 @@ class NagTest {
     scram.put("onFailure", "s3");
     scram.put("onFailureBucketArn", "arn:aws:s3:::acme-failed-batches");
     scram.put("serverAccessLogsBucketName", "acme-access-logs");
-    scram.put("accessKey", "AKIAEXAMPLEEXAMPLE00");
+    scram.put("accessKey", ArchiverSettingsTest.EXAMPLE_ACCESS_KEY);
     scram.put("secretKey", "example/secret/value/never/in/template");
     Map<String, Object> parquet = new LinkedHashMap<>(Fixtures.selfManaged());
     parquet.put("outputFormat", "parquet");
