@@ -163,6 +163,8 @@ public final class Pipeline {
                 tally.objects.add(errors);
               }
             }
+          } else if (stored.errorRows() > 0) {
+            requireErrorObject(rest, stored, deadline);
           }
           if (storedLast > partitionEnd) {
             leavePointer(group, stored, partitionEnd + 1, deadline, tally);
@@ -178,6 +180,37 @@ public final class Pipeline {
       }
       rest = grouper.restartAt(next, firstOffset(next));
     }
+  }
+
+  /**
+   * A claim with error rows whose error object is missing (its writer stopped in between), met by a
+   * delivery that does not hold the claim's whole range, so it cannot write that object. Moving on
+   * would lose those error rows for good: the partition is reported (or the batch failed) from the
+   * claim's start instead, until a delivery that holds the whole range comes.
+   */
+  private void requireErrorObject(ObjectGroup rest, Claim stored, Deadline deadline)
+      throws UploadException {
+    String key = keys.errorKey(rest, rest.jobId(config.format().configName()));
+    if (store.metadata(key, deadline).isPresent()) {
+      return;
+    }
+    throw new UploadException(
+        ErrorType.SERVER_ERROR,
+        "the error object s3://"
+            + config.bucketName()
+            + "/"
+            + key
+            + " of offsets "
+            + stored.first()
+            + "-"
+            + stored.last()
+            + " is missing (an earlier invocation stopped after its data object), and this batch"
+            + " ends at "
+            + rest.last()
+            + ", so it cannot write it; the partition will be redelivered from "
+            + stored.first(),
+        1,
+        null);
   }
 
   /**

@@ -163,9 +163,11 @@ class ArchiverStackTest {
   }
 
   @Test
-  void shouldAllowReadingOnlyTheArchivedDataObjects() {
+  void shouldAllowReadingOnlyTheArchivedObjects() {
     assertThat(Templates.resourcesFor(policies, "s3:GetObject"))
-        .containsExactly("${ArchiveBucket.Arn}/condense/vehicle-telemetry/*");
+        .containsExactlyInAnyOrder(
+            "${ArchiveBucket.Arn}/condense/vehicle-telemetry/*",
+            "${ArchiveBucket.Arn}/condense/_errors/vehicle-telemetry/*");
   }
 
   @Test
