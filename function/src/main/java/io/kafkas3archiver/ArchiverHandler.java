@@ -136,7 +136,10 @@ public final class ArchiverHandler implements RequestStreamHandler {
         long now = clock.millis();
         metrics.publish(outcome, now);
         log.batch(requestId, batch.eventSource(), outcome, now - started, now);
-        if (!outcome.succeeded() && !config.reportBatchItemFailures()) {
+        // A failure batchItemFailures cannot name would otherwise be answered with an empty list,
+        // which the mapping takes as success: the records would never be retried.
+        if (!outcome.succeeded()
+            && (!config.reportBatchItemFailures() || outcome.hasUnnamedFailure())) {
           var first = outcome.failures().get(0).error();
           throw new ArchiveFailedException(
               first.type().label(),

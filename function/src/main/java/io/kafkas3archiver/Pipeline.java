@@ -7,6 +7,7 @@ import io.kafkas3archiver.decode.RejectedRecord;
 import io.kafkas3archiver.encode.EncodeResult;
 import io.kafkas3archiver.encode.Encoder;
 import io.kafkas3archiver.encode.ErrorObjectEncoder;
+import io.kafkas3archiver.group.Claim;
 import io.kafkas3archiver.group.Grouper;
 import io.kafkas3archiver.group.ObjectGroup;
 import io.kafkas3archiver.group.ObjectKeyTemplate;
@@ -14,6 +15,7 @@ import io.kafkas3archiver.report.BatchOutcome;
 import io.kafkas3archiver.report.TopicOutcome;
 import io.kafkas3archiver.report.WrittenObject;
 import io.kafkas3archiver.upload.Deadline;
+import io.kafkas3archiver.upload.ErrorType;
 import io.kafkas3archiver.upload.ObjectStore;
 import io.kafkas3archiver.upload.UploadException;
 import java.io.ByteArrayOutputStream;
@@ -43,8 +45,7 @@ public final class Pipeline {
   public Pipeline(ArchiverConfig config, ObjectStore store, Clock clock) {
     this.config = config;
     this.keys = config.keyTemplate();
-    this.grouper =
-        new Grouper(config.partitionTime(), config.timeZone(), keys.onePartitionPerObject(), clock);
+    this.grouper = new Grouper(config.partitionTime(), config.timeZone(), clock);
     this.encoder =
         Encoder.forFormat(config.format(), config.compression(), config.includeKafkaMetadata());
     if (!config.format().compressesItself()) {
@@ -53,6 +54,23 @@ public final class Pipeline {
     this.store = store;
   }
 
+  /**
+   * Archives a batch exactly once by (topic, partition, offset), whatever earlier deliveries of the
+   * same records wrote (DESIGN §1, §3).
+   *
+   * <p>Each partition's objects form a chain: an object named from offset {@code a} claims the
+   * offsets {@code [a, b]} in its user metadata, and is written with {@code If-None-Match: *}. A
+   * delivery that meets an existing object (412) reads its claim and writes only the records past
+   * {@code b}, as a new object named from the first of them: the same protocol, so the chain does
+   * not depend on who wrote first. The data object is the claim for its error object too (it is
+   * written first, with zero rows if need be), so error rows follow the same chain and are never
+   * written twice.
+   *
+   * <p>A delivery that ends inside a stored claim ({@code b} past its last offset) leaves a
+   * zero-row pointer object where the mapping will restart, named as that restart will name its
+   * object and claiming the rest of {@code [.., b]}; the restart then meets it instead of writing
+   * those records again.
+   */
   public BatchOutcome archive(KafkaBatch batch, Deadline deadline) {
     KafkaBatch guarded = rejectOtherTopics(batch);
     Map<String, TopicTally> tallies = new TreeMap<>();
@@ -63,44 +81,311 @@ public final class Pipeline {
     // they would be written again, under another key, on redelivery.
     Map<String, Long> unwrittenFrom = new HashMap<>();
     Map<String, UploadException> unwrittenBecause = new HashMap<>();
+    Map<String, Long> partitionEnds = partitionEnds(guarded);
+    Map<String, List<long[]>> claims = new HashMap<>();
     for (ObjectGroup group : grouper.group(guarded)) {
       TopicTally tally = tallies.computeIfAbsent(group.topic(), TopicTally::new);
       tally.add(group);
       UploadException blocked =
           bucketWide != null ? bucketWide : blockedBy(group, unwrittenFrom, unwrittenBecause);
       if (blocked != null) {
-        failures.add(failure(group, blocked));
         tally.failed += group.recordCount();
-        markUnwritten(group, blocked, unwrittenFrom, unwrittenBecause);
+        markUnwritten(group, group.start(), blocked, failures, unwrittenFrom, unwrittenBecause);
         continue;
       }
-      EncodedGroup encoded = encode(group);
-      List<WrittenObject> groupObjects = new ArrayList<>(2);
       try {
-        if (encoded.data() != null) {
-          groupObjects.add(put(encoded.data(), deadline));
+        if (group.placed()) {
+          archiveChain(group, partitionEnds.get(tp(group)), deadline, tally, claims);
+        } else {
+          archiveUnplaced(group, deadline, tally);
         }
-        if (encoded.errors() != null) {
-          groupObjects.add(put(encoded.errors(), deadline));
+      } catch (ChainFailure f) {
+        tally.failed += f.unwritten().recordCount();
+        tally.failedRetries += Math.max(0, f.cause().attempts() - 1);
+        markUnwritten(
+            group, f.unwritten().start(), f.cause(), failures, unwrittenFrom, unwrittenBecause);
+        if (f.cause().type().affectsWholeBucket()) {
+          bucketWide = f.cause();
+        }
+      }
+    }
+    return new BatchOutcome(
+        tallies.values().stream().map(TopicTally::outcome).toList(),
+        restartOutsideClaims(failures, claims));
+  }
+
+  /** Writes a placed group as one or more links of its partition's chain. */
+  private void archiveChain(
+      ObjectGroup group,
+      long partitionEnd,
+      Deadline deadline,
+      TopicTally tally,
+      Map<String, List<long[]>> claims)
+      throws ChainFailure {
+    List<long[]> seen = claims.computeIfAbsent(tp(group), k -> new ArrayList<>());
+    ObjectGroup rest = group;
+    while (true) {
+      List<Claim.Segment> segments = grouper.segments(rest);
+      ObjectGroup piece = rest;
+      if (segments.size() > Claim.MAX_SEGMENTS) {
+        segments = segments.subList(0, Claim.MAX_SEGMENTS);
+        piece = rest.through(segments.get(segments.size() - 1).to());
+      }
+      EncodedGroup encoded = encode(piece);
+      Claim claim = new Claim(piece.start(), piece.last(), encoded.rejectedCount(), segments);
+      long storedLast;
+      try {
+        WrittenObject data = putIfAbsent(encoded.data(), claim, deadline);
+        if (data != null) {
+          tally.objects.add(data);
+          if (encoded.errors() != null) {
+            WrittenObject errors = putIfAbsent(encoded.errors(), claim, deadline);
+            if (errors != null) {
+              tally.objects.add(errors);
+            }
+          }
+          tally.written += encoded.result().rowsWritten();
+          tally.tombstones += encoded.result().tombstonesSkipped();
+          tally.errored += encoded.rejectedCount();
+          storedLast = piece.last();
+        } else {
+          Claim stored = storedClaim(encoded.data().key(), deadline);
+          storedLast = stored.last();
+          ObjectGroup covered = rest.through(storedLast);
+          tally.alreadyArchived += covered.recordCount();
+          if (stored.errorRows() > 0 && storedLast <= group.last()) {
+            // The claim's writer may have stopped before its error object: this delivery holds
+            // every record of the claim, so it can write that object, the same bytes, once.
+            EncodedGroup again = encode(covered);
+            if (again.errors() != null) {
+              WrittenObject errors = putIfAbsent(again.errors(), stored, deadline);
+              if (errors != null) {
+                tally.objects.add(errors);
+              }
+            }
+          } else if (stored.errorRows() > 0) {
+            requireErrorObject(rest, stored, deadline);
+          }
+          if (storedLast > partitionEnd) {
+            leavePointer(group, stored, partitionEnd + 1, deadline, tally);
+          }
         }
       } catch (UploadException e) {
-        failures.add(failure(group, e));
-        tally.failed += group.recordCount();
-        tally.failedRetries += Math.max(0, e.attempts() - 1);
-        // An object of this group that did land is not counted: the group will be redelivered.
-        groupObjects.forEach(o -> tally.failedRetries += o.attempts() - 1);
-        markUnwritten(group, e, unwrittenFrom, unwrittenBecause);
-        if (e.type().affectsWholeBucket()) {
-          bucketWide = e;
-        }
-        continue;
+        throw new ChainFailure(rest, e);
       }
-      tally.objects.addAll(groupObjects);
-      tally.written += encoded.result().rowsWritten();
-      tally.tombstones += encoded.result().tombstonesSkipped();
-      tally.errored += encoded.rejectedCount();
+      seen.add(new long[] {piece.start(), storedLast});
+      ObjectGroup next = rest.from(storedLast + 1);
+      if (next.recordCount() == 0) {
+        return;
+      }
+      rest = grouper.restartAt(next, firstOffset(next));
     }
-    return new BatchOutcome(tallies.values().stream().map(TopicTally::outcome).toList(), failures);
+  }
+
+  /**
+   * A claim with error rows whose error object is missing (its writer stopped in between), met by a
+   * delivery that does not hold the claim's whole range, so it cannot write that object. Moving on
+   * would lose those error rows for good: the partition is reported (or the batch failed) from the
+   * claim's start instead, until a delivery that holds the whole range comes.
+   */
+  private void requireErrorObject(ObjectGroup rest, Claim stored, Deadline deadline)
+      throws UploadException {
+    String key = keys.errorKey(rest, rest.jobId(config.format().configName()));
+    if (store.metadata(key, deadline).isPresent()) {
+      return;
+    }
+    throw new UploadException(
+        ErrorType.SERVER_ERROR,
+        "the error object s3://"
+            + config.bucketName()
+            + "/"
+            + key
+            + " of offsets "
+            + stored.first()
+            + "-"
+            + stored.last()
+            + " is missing (an earlier invocation stopped after its data object), and this batch"
+            + " ends at "
+            + rest.last()
+            + ", so it cannot write it; the partition will be redelivered from "
+            + stored.first(),
+        1,
+        null);
+  }
+
+  /**
+   * The mapping will restart this partition at {@code cut}, inside {@code stored}'s range: leave a
+   * claim-only object where that restart will name its first object.
+   */
+  private void leavePointer(
+      ObjectGroup group, Claim stored, long cut, Deadline deadline, TopicTally tally)
+      throws UploadException {
+    var pointer = stored.pointerAt(cut, grouper.zone());
+    if (pointer.isEmpty()) {
+      return;
+    }
+    Claim claim = pointer.get().claim();
+    ObjectGroup empty =
+        new ObjectGroup(
+            group.topic(),
+            group.partition(),
+            claim.first(),
+            pointer.get().folder(),
+            List.of(),
+            List.of());
+    EncodedGroup encoded = encode(empty);
+    WrittenObject written = putIfAbsent(encoded.data(), claim, deadline);
+    if (written != null) {
+      tally.objects.add(written);
+    }
+  }
+
+  private Claim storedClaim(String key, Deadline deadline) throws UploadException {
+    var metadata = store.metadata(key, deadline);
+    if (metadata.isEmpty()) {
+      // Deleted between our put and our read: not ours to recreate in this invocation.
+      throw new UploadException(
+          ErrorType.SERVER_ERROR,
+          "s3://"
+              + config.bucketName()
+              + "/"
+              + key
+              + " existed when it was written and was gone when its offset range was read; the"
+              + " batch will be retried",
+          1,
+          null);
+    }
+    return Claim.fromMetadata(metadata.get())
+        .orElseThrow(
+            () ->
+                new UploadException(
+                    ErrorType.INVALID_REQUEST,
+                    "s3://"
+                        + config.bucketName()
+                        + "/"
+                        + key
+                        + " exists but carries no offset range (x-amz-meta-"
+                        + Claim.OFFSETS
+                        + "), so it was not written by this version of the archiver; move it"
+                        + " out of KEY_PREFIX '"
+                        + config.keyPrefix()
+                        + "' or choose another KEY_PREFIX",
+                    1,
+                    null));
+  }
+
+  /** Records rejected without partition or offset: one error object, named by their content. */
+  private void archiveUnplaced(ObjectGroup group, Deadline deadline, TopicTally tally)
+      throws ChainFailure {
+    EncodedGroup encoded = encode(group);
+    try {
+      if (encoded.errors() != null) {
+        var r =
+            store.putIfAbsent(
+                encoded.errors().key(),
+                encoded.errors().body(),
+                encoded.errors().contentType(),
+                Map.of(),
+                deadline);
+        if (r.created()) {
+          tally.objects.add(written(encoded.errors(), r)); // else: the same bytes, written before
+        }
+      }
+    } catch (UploadException e) {
+      throw new ChainFailure(group, e);
+    }
+    tally.errored += encoded.rejectedCount();
+  }
+
+  /** The put's object, or null when the key existed and nothing was written. */
+  private WrittenObject putIfAbsent(PendingObject o, Claim claim, Deadline deadline)
+      throws UploadException {
+    var result =
+        store.putIfAbsent(o.key(), o.body(), o.contentType(), claim.toMetadata(), deadline);
+    return result.created() ? written(o, result) : null;
+  }
+
+  /**
+   * A reported offset inside a claim of this invocation (possible when a partition's records fall
+   * into several folders whose offsets interleave) moves back to that claim's start: the restart
+   * then meets the claim instead of naming a new object inside it.
+   */
+  private static List<BatchOutcome.Failure> restartOutsideClaims(
+      List<BatchOutcome.Failure> failures, Map<String, List<long[]>> claims) {
+    List<BatchOutcome.Failure> out = new ArrayList<>(failures.size());
+    for (BatchOutcome.Failure f : failures) {
+      Map<String, Long> offsets = new LinkedHashMap<>();
+      f.firstOffsets()
+          .forEach(
+              (tp, offset) -> {
+                long at = offset;
+                boolean moved = true;
+                while (moved) {
+                  moved = false;
+                  for (long[] c : claims.getOrDefault(tp, List.of())) {
+                    if (c[0] < at && at <= c[1]) {
+                      at = c[0];
+                      moved = true;
+                    }
+                  }
+                }
+                offsets.put(tp, at);
+              });
+      out.add(new BatchOutcome.Failure(f.topic(), offsets, f.error()));
+    }
+    return out;
+  }
+
+  private static long firstOffset(ObjectGroup g) {
+    long first = Long.MAX_VALUE;
+    for (KafkaRecord r : g.records()) {
+      first = Math.min(first, r.offset());
+    }
+    for (RejectedRecord r : g.rejected()) {
+      if (r.offset() != null) {
+        first = Math.min(first, r.offset());
+      }
+    }
+    return first;
+  }
+
+  private static String tp(ObjectGroup g) {
+    return g.topic() + "-" + g.partition();
+  }
+
+  /** The last offset of each topic-partition in the batch: where the mapping resumes after it. */
+  private static Map<String, Long> partitionEnds(KafkaBatch batch) {
+    Map<String, Long> ends = new HashMap<>();
+    for (KafkaRecord r : batch.records()) {
+      ends.merge(r.topicPartition(), r.offset(), Math::max);
+    }
+    for (RejectedRecord r : batch.rejected()) {
+      if (r.partition() != null && r.offset() != null) {
+        ends.merge(r.topic() + "-" + r.partition(), r.offset(), Math::max);
+      }
+    }
+    return ends;
+  }
+
+  /** The rest of a group, from where its chain could not be written, and why. */
+  private static final class ChainFailure extends Exception {
+    private static final long serialVersionUID = 1L;
+    private final transient ObjectGroup unwritten;
+    private final UploadException cause;
+
+    ChainFailure(ObjectGroup unwritten, UploadException cause) {
+      super(cause.getMessage(), cause, false, false);
+      this.unwritten = unwritten;
+      this.cause = cause;
+    }
+
+    ObjectGroup unwritten() {
+      return unwritten;
+    }
+
+    UploadException cause() {
+      return cause;
+    }
   }
 
   /** Per-topic counts while a batch is archived. */
@@ -111,6 +396,7 @@ public final class Pipeline {
     private int errored;
     private int tombstones;
     private int failed;
+    private int alreadyArchived;
     private int failedRetries;
     private long earliest = Long.MAX_VALUE;
     private final List<WrittenObject> objects = new ArrayList<>();
@@ -136,6 +422,7 @@ public final class Pipeline {
           errored,
           tombstones,
           failed,
+          alreadyArchived,
           earliest == Long.MAX_VALUE ? -1 : earliest,
           objects,
           failedRetries);
@@ -145,29 +432,31 @@ public final class Pipeline {
   /** The failure that stops this group, if it holds records at or after an unwritten offset. */
   private static UploadException blockedBy(
       ObjectGroup group, Map<String, Long> unwrittenFrom, Map<String, UploadException> because) {
-    for (var e : group.offsetRanges().entrySet()) {
-      String tp = group.topic() + "-" + e.getKey();
-      Long from = unwrittenFrom.get(tp);
-      if (from != null && e.getValue().last() >= from) {
-        return because.get(tp);
-      }
+    if (!group.placed()) {
+      return null;
+    }
+    Long from = unwrittenFrom.get(tp(group));
+    if (from != null && group.last() >= from) {
+      return because.get(tp(group));
     }
     return null;
   }
 
   private static void markUnwritten(
       ObjectGroup group,
+      long from,
       UploadException cause,
+      List<BatchOutcome.Failure> failures,
       Map<String, Long> unwrittenFrom,
       Map<String, UploadException> because) {
-    group
-        .offsetRanges()
-        .forEach(
-            (partition, range) -> {
-              String tp = group.topic() + "-" + partition;
-              unwrittenFrom.merge(tp, range.first(), Math::min);
-              because.putIfAbsent(tp, cause);
-            });
+    Map<String, Long> firstOffsets = new LinkedHashMap<>();
+    if (group.placed()) {
+      String tp = tp(group);
+      firstOffsets.put(tp, from);
+      unwrittenFrom.merge(tp, from, Math::min);
+      because.putIfAbsent(tp, cause);
+    }
+    failures.add(new BatchOutcome.Failure(group.topic(), firstOffsets, cause));
   }
 
   /** Records of a topic other than INPUT_TOPIC are an error, not silently written (DESIGN §2). */
@@ -213,17 +502,18 @@ public final class Pipeline {
         raw = new CountingOutputStream(compressed);
         result = encoder.encode(group.records(), raw);
       }
-      PendingObject data = null;
-      if (result.rowsWritten() > 0) {
-        data =
-            new PendingObject(
-                keys.dataKey(group, jobId),
-                WrittenObject.Kind.DATA,
-                result.rowsWritten(),
-                raw.count(),
-                buffer.toByteArray(),
-                contentType());
-      }
+      // Written even with zero rows (only tombstones or error rows, or a pointer): the data
+      // object is what claims the group's offsets in its partition's chain.
+      PendingObject data =
+          new PendingObject(
+              keys.dataKey(group, jobId),
+              WrittenObject.Kind.DATA,
+              result.rowsWritten(),
+              raw.count(),
+              // Zero rows: zero bytes, for every format. An empty Parquet file or gzip stream
+              // would still be bytes a reader must open; Athena and Spark skip empty objects.
+              result.rowsWritten() == 0 ? new byte[0] : buffer.toByteArray(),
+              contentType());
       List<RejectedRecord> rejected = new ArrayList<>(group.rejected());
       rejected.addAll(result.rejected());
       PendingObject errors = null;
@@ -266,8 +556,7 @@ public final class Pipeline {
     return (int) Math.min(total, 64L * 1024 * 1024);
   }
 
-  private WrittenObject put(PendingObject o, Deadline deadline) throws UploadException {
-    var result = store.put(o.key(), o.body(), o.contentType(), deadline);
+  private static WrittenObject written(PendingObject o, ObjectStore.PutResult result) {
     return new WrittenObject(
         o.key(),
         o.kind(),
@@ -276,15 +565,6 @@ public final class Pipeline {
         o.body().length,
         result.attempts(),
         result.millis());
-  }
-
-  private static BatchOutcome.Failure failure(ObjectGroup group, UploadException e) {
-    Map<String, Long> firstOffsets = new LinkedHashMap<>();
-    group
-        .offsetRanges()
-        .forEach(
-            (partition, range) -> firstOffsets.put(group.topic() + "-" + partition, range.first()));
-    return new BatchOutcome.Failure(group.topic(), firstOffsets, e);
   }
 
   /** Counts the bytes an encoder writes before compression. */

@@ -4,18 +4,22 @@ import io.kafkas3archiver.decode.KafkaRecord;
 import io.kafkas3archiver.decode.RejectedRecord;
 import java.nio.charset.StandardCharsets;
 import java.time.ZonedDateTime;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
 
 /**
- * The records that go into one object: one topic (and one partition when the key template names
- * {@code ${PARTITION}}), one time folder. {@code rejected} are records of the same group that could
- * not be decoded; they go to the group's error object.
+ * The records of one object: one topic-partition, one time folder, named from {@code start}, the
+ * offset of its first record (DESIGN §3). {@code rejected} are records of the same range that go to
+ * the error object. A group of records rejected without a partition or offset has a null {@code
+ * partition} and {@code start} -1: it has no place in any partition's chain of objects.
  */
 public record ObjectGroup(
     String topic,
+    Integer partition,
+    long start,
     ZonedDateTime folderTime,
     List<KafkaRecord> records,
     List<RejectedRecord> rejected) {
@@ -25,39 +29,92 @@ public record ObjectGroup(
     rejected = List.copyOf(rejected);
   }
 
-  /** Offset range per partition over every record of the group, decoded or not. */
-  public Map<Integer, OffsetRange> offsetRanges() {
-    Map<Integer, OffsetRange> ranges = new TreeMap<>();
+  /** A group whose partition and start are those of its lowest-offset record (tests, priming). */
+  public ObjectGroup(
+      String topic,
+      ZonedDateTime folderTime,
+      List<KafkaRecord> records,
+      List<RejectedRecord> rejected) {
+    this(
+        topic,
+        partitionOf(records, rejected),
+        firstOffset(records, rejected),
+        folderTime,
+        records,
+        rejected);
+  }
+
+  /** Whether the group sits in a partition's chain (it has a partition and offsets). */
+  public boolean placed() {
+    return partition != null;
+  }
+
+  /** The highest offset of the group, or {@code start} when it holds none. */
+  public long last() {
+    long last = start;
     for (KafkaRecord r : records) {
-      ranges.merge(r.partition(), new OffsetRange(r.offset(), r.offset()), OffsetRange::span);
+      last = Math.max(last, r.offset());
     }
     for (RejectedRecord r : rejected) {
-      if (r.partition() != null && r.offset() != null) {
-        ranges.merge(r.partition(), new OffsetRange(r.offset(), r.offset()), OffsetRange::span);
+      if (r.offset() != null) {
+        last = Math.max(last, r.offset());
       }
+    }
+    return last;
+  }
+
+  /** The part of this group from {@code offset} on, named from {@code offset}. */
+  public ObjectGroup from(long offset) {
+    List<KafkaRecord> rs = new ArrayList<>();
+    for (KafkaRecord r : records) {
+      if (r.offset() >= offset) {
+        rs.add(r);
+      }
+    }
+    List<RejectedRecord> rj = new ArrayList<>();
+    for (RejectedRecord r : rejected) {
+      if (r.offset() != null && r.offset() >= offset) {
+        rj.add(r);
+      }
+    }
+    return new ObjectGroup(topic, partition, offset, folderTime, rs, rj);
+  }
+
+  /** The same records in another folder. */
+  public ObjectGroup in(ZonedDateTime folder) {
+    return new ObjectGroup(topic, partition, start, folder, records, rejected);
+  }
+
+  /** The part of this group up to and including {@code offset}. */
+  public ObjectGroup through(long offset) {
+    List<KafkaRecord> rs = records.stream().filter(r -> r.offset() <= offset).toList();
+    List<RejectedRecord> rj =
+        rejected.stream().filter(r -> r.offset() != null && r.offset() <= offset).toList();
+    return new ObjectGroup(topic, partition, start, folderTime, rs, rj);
+  }
+
+  /** Offset range per partition (one partition at most), for failure reports. */
+  public Map<Integer, OffsetRange> offsetRanges() {
+    Map<Integer, OffsetRange> ranges = new TreeMap<>();
+    if (placed()) {
+      ranges.put(partition, new OffsetRange(start, last()));
     }
     return ranges;
   }
 
   /**
-   * The deterministic id of this group's object: a name-based UUID of the topic, every partition's
-   * first and last offset, and the format. A retried batch gets the same id, so it overwrites.
+   * The deterministic id of this group's object: a name-based UUID of topic, partition, first
+   * offset and format. It hangs on nothing a re-formed batch changes (its end, its partition mix),
+   * so every delivery that starts a partition's object at this offset names it the same.
    */
   public UUID jobId(String format) {
     StringBuilder name = new StringBuilder(topic);
-    offsetRanges()
-        .forEach(
-            (partition, range) ->
-                name.append('|')
-                    .append(partition)
-                    .append(':')
-                    .append(range.first())
-                    .append('-')
-                    .append(range.last()));
-    // A record rejected without partition or offset is not in the ranges; name the object by its
-    // raw JSON too, or two different batches of such records would share (and overwrite) a key.
-    for (RejectedRecord r : rejected) {
-      if (r.partition() == null || r.offset() == null) {
+    if (placed()) {
+      name.append('|').append(partition).append(':').append(start);
+    } else {
+      // Records rejected without partition or offset: named by their raw JSON, so two different
+      // batches of such records never share (and overwrite) a key.
+      for (RejectedRecord r : rejected) {
         name.append("|raw:").append(r.rawRecordJson());
       }
     }
@@ -69,10 +126,30 @@ public record ObjectGroup(
     return records.size() + rejected.size();
   }
 
-  /** First and last offset of one partition within a group. */
-  public record OffsetRange(long first, long last) {
-    OffsetRange span(OffsetRange other) {
-      return new OffsetRange(Math.min(first, other.first), Math.max(last, other.last));
+  private static Integer partitionOf(List<KafkaRecord> records, List<RejectedRecord> rejected) {
+    if (!records.isEmpty()) {
+      return records.get(0).partition();
     }
+    return rejected.stream()
+        .filter(r -> r.partition() != null && r.offset() != null)
+        .map(RejectedRecord::partition)
+        .findFirst()
+        .orElse(null);
   }
+
+  private static long firstOffset(List<KafkaRecord> records, List<RejectedRecord> rejected) {
+    long first = Long.MAX_VALUE;
+    for (KafkaRecord r : records) {
+      first = Math.min(first, r.offset());
+    }
+    for (RejectedRecord r : rejected) {
+      if (r.partition() != null && r.offset() != null) {
+        first = Math.min(first, r.offset());
+      }
+    }
+    return first == Long.MAX_VALUE ? -1 : first; // -1: no partition either (see placed())
+  }
+
+  /** First and last offset of one partition within a group. */
+  public record OffsetRange(long first, long last) {}
 }

@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.regex.Matcher;
@@ -76,9 +75,10 @@ public final class ObjectKeyTemplate {
   }
 
   /**
-   * Parses and validates the template. A template that cannot be unique per batch is rejected: it
-   * must name {@code ${JOB_ID}}, or all of {@code ${OBJECT_NAME}}, {@code ${PARTITION}} and {@code
-   * ${START_OFFSET}}.
+   * Parses and validates the template. A template that cannot be unique per (topic, partition,
+   * first offset) is rejected: it must name {@code ${JOB_ID}}, or all of {@code ${OBJECT_NAME}},
+   * {@code ${PARTITION}} and {@code ${START_OFFSET}}. Exactly-once rests on that: two objects of a
+   * partition that start at the same offset are the same object.
    */
   public static ObjectKeyTemplate of(
       String template, String keyPrefix, String pipelineName, Format format, Compression c) {
@@ -91,9 +91,9 @@ public final class ObjectKeyTemplate {
       throw new ConfigException(
           "KEY_TEMPLATE='"
               + template
-              + "' cannot give each batch its own key, so retries and later batches would"
-              + " overwrite each other; include ${JOB_ID}, or all of ${OBJECT_NAME}, ${PARTITION}"
-              + " and ${START_OFFSET}");
+              + "' cannot give each object its own key, which must be unique per topic,"
+              + " partition and first offset; include ${JOB_ID}, or all of ${OBJECT_NAME},"
+              + " ${PARTITION} and ${START_OFFSET}");
     }
     // The longest values each variable can take: a 249-character topic, the largest partition
     // and offset; fixed, so validation never depends on the clock.
@@ -115,27 +115,20 @@ public final class ObjectKeyTemplate {
     return t;
   }
 
-  /** Whether objects must hold a single partition, because the template names one. */
-  public boolean onePartitionPerObject() {
-    return used.contains(Variable.PARTITION) || used.contains(Variable.START_OFFSET);
-  }
-
   public String source() {
     return source;
   }
 
-  /** The key of a group's data object. */
+  /** The key of a group's data object: the object that claims the group's range. */
   public String dataKey(ObjectGroup group, UUID jobId) {
-    var first = firstRange(group);
     return render(
-        group.topic(), first.getKey(), first.getValue().first(), jobId, group.folderTime(), false);
+        group.topic(), partitionOf(group), startOf(group), jobId, group.folderTime(), false);
   }
 
   /** The key of a group's error object: always the fixed {@code _errors} layout, uncompressed. */
   public String errorKey(ObjectGroup group, UUID jobId) {
-    var first = firstRange(group);
     return render(
-        group.topic(), first.getKey(), first.getValue().first(), jobId, group.folderTime(), true);
+        group.topic(), partitionOf(group), startOf(group), jobId, group.folderTime(), true);
   }
 
   /**
@@ -149,12 +142,14 @@ public final class ObjectKeyTemplate {
     return render(topic, 0, 0, jobId, time, error);
   }
 
-  private static Map.Entry<Integer, ObjectGroup.OffsetRange> firstRange(ObjectGroup group) {
-    var ranges = group.offsetRanges();
-    if (ranges.isEmpty()) {
-      return Map.entry(0, new ObjectGroup.OffsetRange(0, 0));
-    }
-    return ranges.entrySet().iterator().next();
+  // A group without a place in a partition (records rejected without partition or offset) only
+  // ever gets an error object, whose fixed layout is named by ${JOB_ID}.
+  private static int partitionOf(ObjectGroup group) {
+    return group.partition() == null ? 0 : group.partition();
+  }
+
+  private static long startOf(ObjectGroup group) {
+    return group.placed() ? group.start() : 0;
   }
 
   private String render(
@@ -195,7 +190,7 @@ public final class ObjectKeyTemplate {
       case HOUR -> String.format(Locale.ROOT, "%02d", t.getHour());
       case JOB_ID -> jobId.toString();
       case PARTITION -> Integer.toString(partition);
-      case START_OFFSET -> Long.toString(startOffset);
+      case START_OFFSET -> String.format(Locale.ROOT, "%020d", startOffset);
     };
   }
 

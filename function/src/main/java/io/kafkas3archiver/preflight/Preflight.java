@@ -1,5 +1,7 @@
 package io.kafkas3archiver.preflight;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
+
 import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.preflight.PreflightReport.KeyLayout;
 import io.kafkas3archiver.preflight.PreflightReport.Status;
@@ -17,6 +19,7 @@ import java.time.Clock;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -36,6 +39,7 @@ public final class Preflight {
   public static final String REGION = "region";
   public static final String PROBE_WRITE = "probeWrite";
   public static final String PROBE_DELETE = "probeDelete";
+  public static final String CONDITIONAL_WRITE = "conditionalWrite";
 
   private final ArchiverConfig config;
   private final CredentialsSource credentials;
@@ -102,9 +106,11 @@ public final class Preflight {
     Step write = probeWrite(probeKey, deadline);
     steps.add(write);
     if (write.status() == Status.FAIL) {
+      steps.add(Step.skipped(CONDITIONAL_WRITE, "skipped: nothing was written"));
       steps.add(Step.skipped(PROBE_DELETE, "skipped: nothing was written"));
       return report(steps, probeKey);
     }
+    steps.add(conditionalWrite(probeKey, deadline));
     steps.add(probeDelete(probeKey));
     return report(steps, probeKey);
   }
@@ -242,7 +248,8 @@ public final class Preflight {
                 + "; safe to delete\n")
             .getBytes(StandardCharsets.UTF_8);
     try {
-      var result = store.put(key, body, "text/plain; charset=utf-8", deadline);
+      // Conditional, as archiving writes: a store that refuses If-None-Match fails here.
+      var result = store.putIfAbsent(key, body, "text/plain; charset=utf-8", Map.of(), deadline);
       String sse =
           config
               .sse()
@@ -267,6 +274,43 @@ public final class Preflight {
               + (result.attempts() == 1 ? " attempt)" : " attempts)"));
     } catch (UploadException e) {
       return fail(PROBE_WRITE, e);
+    }
+  }
+
+  /**
+   * Exactly-once rests on {@code If-None-Match: *}: the probe is written a second time the same
+   * way, and the store must refuse it. A store that overwrites instead still archives every record,
+   * but a re-formed redelivery can then store records twice.
+   */
+  private Step conditionalWrite(String key, Deadline deadline) {
+    byte[] body = "second conditional write of the probe; must be refused\n".getBytes(UTF_8);
+    try {
+      var again = store.putIfAbsent(key, body, "text/plain; charset=utf-8", Map.of(), deadline);
+      if (!again.created()) {
+        return Step.pass(
+            CONDITIONAL_WRITE,
+            "a second PutObject with If-None-Match: * of the probe was refused (412), as"
+                + " exactly-once archiving needs");
+      }
+      return new Step(
+          CONDITIONAL_WRITE,
+          Status.WARN,
+          "the store at "
+              + S3Clients.endpointName(config)
+              + " overwrote the probe although the write carried If-None-Match: *",
+          "This store ignores conditional writes, so exactly-once does not hold: records are still"
+              + " all archived, but a redelivery that re-forms a batch (a lost response, a split"
+              + " batch, a rebalance) can store some of them twice. Use AWS S3 or a store that"
+              + " honours If-None-Match (recent MinIO, Ceph RGW, S3Proxy), or deduplicate by"
+              + " (topic, partition, offset) when reading",
+          "ConditionalWritesIgnored");
+    } catch (UploadException e) {
+      return new Step(
+          CONDITIONAL_WRITE,
+          Status.WARN,
+          "a second conditional write of the probe failed instead of being refused with 412",
+          e.getMessage(),
+          e.type().label());
     }
   }
 

@@ -8,7 +8,7 @@ import java.util.function.ToIntFunction;
 
 /**
  * What happened to one batch, per topic. Every record in is accounted for: {@code recordsIn =
- * recordsWritten + recordsErrored + tombstonesSkipped + recordsFailed}.
+ * recordsWritten + recordsErrored + tombstonesSkipped + recordsFailed + recordsAlreadyArchived}.
  */
 public record BatchOutcome(List<TopicOutcome> topics, List<Failure> failures) {
 
@@ -39,6 +39,18 @@ public record BatchOutcome(List<TopicOutcome> topics, List<Failure> failures) {
 
   public int recordsFailed() {
     return sum(TopicOutcome::recordsFailed);
+  }
+
+  public int recordsAlreadyArchived() {
+    return sum(TopicOutcome::recordsAlreadyArchived);
+  }
+
+  /**
+   * Whether a failure cannot be named in {@code batchItemFailures}: a record without partition or
+   * offset whose error object was not written. Only failing the invocation gets it retried.
+   */
+  public boolean hasUnnamedFailure() {
+    return failures.stream().anyMatch(f -> f.firstOffsets().isEmpty());
   }
 
   public int uploadRetries() {

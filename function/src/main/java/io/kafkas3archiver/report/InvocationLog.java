@@ -57,6 +57,7 @@ public final class InvocationLog {
           g.writeNumberField("recordsErrored", o.recordsErrored());
           g.writeNumberField("tombstonesSkipped", o.tombstonesSkipped());
           g.writeNumberField("recordsFailed", o.recordsFailed());
+          g.writeNumberField("recordsAlreadyArchived", o.recordsAlreadyArchived());
           g.writeNumberField("objectsWritten", o.objects().size());
           g.writeNumberField(
               "bytesBeforeCompression",

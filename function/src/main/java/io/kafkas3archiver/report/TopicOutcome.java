@@ -4,8 +4,9 @@ import java.util.List;
 
 /**
  * What happened to one topic's records in a batch: {@code recordsIn = recordsWritten +
- * recordsErrored + tombstonesSkipped + recordsFailed}. Failed records are in groups whose objects
- * were not written; they will be redelivered.
+ * recordsErrored + tombstonesSkipped + recordsFailed + recordsAlreadyArchived}. Failed records are
+ * in groups whose objects were not written; they will be redelivered. Already archived records were
+ * found in objects an earlier delivery of the same offsets wrote, so nothing was written.
  */
 public record TopicOutcome(
     String topic,
@@ -14,6 +15,7 @@ public record TopicOutcome(
     int recordsErrored,
     int tombstonesSkipped,
     int recordsFailed,
+    int recordsAlreadyArchived,
     long earliestTimestamp,
     List<WrittenObject> objects,
     int failedUploadRetries) {

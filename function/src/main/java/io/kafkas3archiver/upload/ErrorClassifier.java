@@ -22,6 +22,7 @@ public final class ErrorClassifier {
   /** The S3 call that failed: it decides which permission an AccessDenied is about. */
   public enum Operation {
     PUT_OBJECT("s3:PutObject", "writing"),
+    HEAD_OBJECT("s3:GetObject", "reading a stored object's offset range"),
     HEAD_BUCKET("s3:ListBucket", "checking the bucket"),
     GET_BUCKET_LOCATION("s3:GetBucketLocation", "reading the bucket's region"),
     DELETE_OBJECT("s3:DeleteObject", "deleting");

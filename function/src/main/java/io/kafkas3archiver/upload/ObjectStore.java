@@ -1,5 +1,8 @@
 package io.kafkas3archiver.upload;
 
+import java.util.Map;
+import java.util.Optional;
+
 /** Where objects go. One implementation talks to S3; the seam keeps the pipeline testable. */
 public interface ObjectStore {
 
@@ -8,11 +11,36 @@ public interface ObjectStore {
       throws UploadException;
 
   /**
+   * Writes the object only if no object has that key ({@code If-None-Match: *}), with {@code
+   * metadata} as its user metadata. A key that exists is not an error: the result says {@code
+   * created=false} and nothing was written. The default, for stores without conditional writes
+   * (test doubles), writes unconditionally.
+   */
+  default PutResult putIfAbsent(
+      String key, byte[] body, String contentType, Map<String, String> metadata, Deadline deadline)
+      throws UploadException {
+    return put(key, body, contentType, deadline);
+  }
+
+  /** The user metadata of the object at {@code key}, or empty when there is none. */
+  default Optional<Map<String, String>> metadata(String key, Deadline deadline)
+      throws UploadException {
+    return Optional.empty();
+  }
+
+  /**
    * Warms the client's code paths (SnapStart priming) without writing anything. The default does
    * nothing.
    */
   default void prime() {}
 
-  /** How one successful put went: attempts made (1 = no retry) and the time it took. */
-  record PutResult(int attempts, long millis) {}
+  /**
+   * How one put went: attempts made (1 = no retry), the time it took, and whether it created the
+   * object ({@code false}: the key existed, so a conditional put wrote nothing).
+   */
+  record PutResult(int attempts, long millis, boolean created) {
+    public PutResult(int attempts, long millis) {
+      this(attempts, millis, true);
+    }
+  }
 }

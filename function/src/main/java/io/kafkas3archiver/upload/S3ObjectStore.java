@@ -5,13 +5,17 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.ContentStreamProvider;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * Puts objects with a bounded retry loop of its own, so that retries are counted, back off with
@@ -89,6 +93,62 @@ public final class S3ObjectStore implements ObjectStore {
   @Override
   public PutResult put(String key, byte[] body, String contentType, Deadline deadline)
       throws UploadException {
+    return write(key, body, contentType, null, deadline);
+  }
+
+  /**
+   * PutObject with {@code If-None-Match: *}. A 412 (the key exists) is an answer, not a failure. A
+   * 409 (ConditionalRequestConflict: a concurrent write to the key) is retried, and the retry then
+   * meets that write as a 412. A retried put can meet its own first attempt, whose response was
+   * lost, the same way: the pipeline then finds its own range in the stored metadata.
+   */
+  @Override
+  public PutResult putIfAbsent(
+      String key, byte[] body, String contentType, Map<String, String> metadata, Deadline deadline)
+      throws UploadException {
+    return write(key, body, contentType, metadata, deadline);
+  }
+
+  @Override
+  public Optional<Map<String, String>> metadata(String key, Deadline deadline)
+      throws UploadException {
+    for (int attempt = 1; ; attempt++) {
+      long budget = deadline.remainingMillis() - SAFETY_MARGIN_MILLIS;
+      if (budget <= 0) {
+        throw classifier.deadlineReached(key, attempt - 1);
+      }
+      try {
+        var head =
+            s3.headObject(
+                b ->
+                    b.bucket(config.bucketName())
+                        .key(key)
+                        .overrideConfiguration(
+                            o ->
+                                o.apiCallTimeout(
+                                    Duration.ofMillis(Math.min(budget, MAX_ATTEMPT_MILLIS)))));
+        return Optional.of(head.metadata());
+      } catch (NoSuchKeyException e) {
+        return Optional.empty();
+      } catch (SdkException e) {
+        if (e instanceof S3Exception s && s.statusCode() == 404) {
+          return Optional.empty();
+        }
+        UploadException failure =
+            classifier.classify(ErrorClassifier.Operation.HEAD_OBJECT, e, key, attempt);
+        long backoff = backoff(attempt);
+        boolean timeLeft = deadline.remainingMillis() - SAFETY_MARGIN_MILLIS > backoff + 500;
+        if (!failure.type().retryable() || attempt >= MAX_ATTEMPTS || !timeLeft) {
+          throw failure;
+        }
+        sleep(backoff);
+      }
+    }
+  }
+
+  private PutResult write(
+      String key, byte[] body, String contentType, Map<String, String> metadata, Deadline deadline)
+      throws UploadException {
     long started = System.nanoTime();
     String md5 = contentMd5(body);
     boolean reread = false;
@@ -98,13 +158,23 @@ public final class S3ObjectStore implements ObjectStore {
         throw classifier.deadlineReached(key, attempt - 1);
       }
       try {
+        PutObjectRequest request =
+            request(key, body.length, md5, contentType, Math.min(budget, MAX_ATTEMPT_MILLIS));
+        if (metadata != null) {
+          request = request.toBuilder().ifNoneMatch("*").metadata(metadata).build();
+        }
         s3.putObject(
-            request(key, body.length, md5, contentType, Math.min(budget, MAX_ATTEMPT_MILLIS)),
+            request,
             // fromBytes would copy the whole object once more; the pipeline never changes it.
             RequestBody.fromContentProvider(
                 ContentStreamProvider.fromByteArrayUnsafe(body), body.length, contentType));
-        return new PutResult(attempt, (System.nanoTime() - started) / 1_000_000);
+        return new PutResult(attempt, (System.nanoTime() - started) / 1_000_000, true);
       } catch (SdkException e) {
+        if (metadata != null && e instanceof S3Exception s && s.statusCode() == 412) {
+          return new PutResult(attempt, (System.nanoTime() - started) / 1_000_000, false);
+        }
+        boolean conditionalConflict =
+            metadata != null && e instanceof S3Exception s && s.statusCode() == 409;
         UploadException failure = classifier.classify(e, key, attempt);
         if (failure.type() == ErrorType.INVALID_CREDENTIALS && credentials != null) {
           if (!reread && rereadCredentials(key, attempt)) {
@@ -124,7 +194,8 @@ public final class S3ObjectStore implements ObjectStore {
         }
         long backoff = backoff(attempt);
         boolean timeLeft = deadline.remainingMillis() - SAFETY_MARGIN_MILLIS > backoff + 500;
-        if (!failure.type().retryable() || attempt >= MAX_ATTEMPTS || !timeLeft) {
+        boolean retryable = conditionalConflict || failure.type().retryable();
+        if (!retryable || attempt >= MAX_ATTEMPTS || !timeLeft) {
           throw failure;
         }
         sleep(backoff);

@@ -24,7 +24,12 @@ final class Cost {
 
   private Cost() {}
 
-  static void print(PrintStream out, TelemetryBatch batch, Map<Combo, Double> e2eMs, int memoryMb) {
+  static void print(
+      PrintStream out,
+      TelemetryBatch batch,
+      Map<Combo, Double> e2eMs,
+      int memoryMb,
+      double putsPerBatch) {
     double batchesPerTb = TB / batch.payloadBytes;
     double recordsPerTb = batchesPerTb * TelemetryBatch.RECORDS;
     double cpuScale = Math.max(1.0, FULL_VCPU_MB / memoryMb);
@@ -34,13 +39,14 @@ final class Cost {
         Locale.ROOT,
         "TB = 10^12 bytes of Kafka payload; %,.0f batches of %,d records (%.2f MB payload) per TB;"
             + " Lambda at %d MB (duration = measured ms × %.2f, the CPU share at %d MB); one"
-            + " PutObject per batch%n",
+            + " PutObject per object, %.0f objects per batch (one per topic-partition, measured)%n",
         batchesPerTb,
         TelemetryBatch.RECORDS,
         batch.payloadBytes / 1e6,
         memoryMb,
         cpuScale,
-        memoryMb);
+        memoryMb,
+        putsPerBatch);
     out.printf(
         Locale.ROOT,
         "prices (us-east-1 list, 2025): Lambda $%.10f/GB-s x86, $%.10f/GB-s arm64, $0.20 per 1M"
@@ -54,7 +60,7 @@ final class Cost {
         "| option | ms per batch (measured → at memory) | GB-s per TB | $ per TB x86 | $ per TB"
             + " arm64 |");
     out.println("|---|--:|--:|--:|--:|");
-    double fixed = batchesPerTb * (LAMBDA_PER_REQUEST + S3_PUT);
+    double fixed = batchesPerTb * (LAMBDA_PER_REQUEST + putsPerBatch * S3_PUT);
     for (var e : e2eMs.entrySet()) {
       double ms = e.getValue() * cpuScale;
       double gbSeconds = batchesPerTb * ms / 1000 * memoryMb / 1024.0;

@@ -6,6 +6,8 @@ import io.kafkas3archiver.upload.ObjectStore;
 import io.kafkas3archiver.upload.UploadException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
@@ -59,6 +61,34 @@ public final class FaultyStore implements ObjectStore {
       throw new SimulatedCrash("injected crash after writing " + key);
     }
     return result;
+  }
+
+  @Override
+  public PutResult putIfAbsent(
+      String key, byte[] body, String contentType, Map<String, String> metadata, Deadline deadline)
+      throws UploadException {
+    if (failUploadOf.test(key) && uploadFailuresLeft.getAndDecrement() > 0) {
+      injected.incrementAndGet();
+      throw new UploadException(
+          ErrorType.SERVER_ERROR, "injected fault: S3 answered 503 SlowDown for " + key, 6, null);
+    }
+    PutResult result = delegate.putIfAbsent(key, body, contentType, metadata, deadline);
+    if (result.created()) {
+      synchronized (written) {
+        written.add(key);
+      }
+      if (crashesLeft.getAndDecrement() > 0) {
+        injected.incrementAndGet();
+        throw new SimulatedCrash("injected crash after writing " + key);
+      }
+    }
+    return result;
+  }
+
+  @Override
+  public Optional<Map<String, String>> metadata(String key, Deadline deadline)
+      throws UploadException {
+    return delegate.metadata(key, deadline);
   }
 
   /** Keys written, in order, including writes of invocations that then failed. */

@@ -35,33 +35,50 @@ class GrouperTest {
           List.of());
 
   @Test
-  void shouldWriteOneObjectPerTopicInTheEarliestRecordsHourByDefault() {
-    var groups = new Grouper(PartitionTime.BATCH, ZoneId.of("UTC"), false, LATER).group(BATCH);
+  void shouldWriteOneObjectPerTopicPartitionInItsFirstRecordsHourByDefault() {
+    var groups = new Grouper(PartitionTime.BATCH, ZoneId.of("UTC"), LATER).group(BATCH);
 
-    assertThat(groups).extracting(ObjectGroup::topic).containsExactly("orders", "payments");
+    assertThat(groups)
+        .extracting(g -> g.topic() + "-" + g.partition() + "@" + g.start())
+        .containsExactly("orders-0@10", "orders-1@11", "payments-0@3");
     assertThat(groups.get(0).folderTime().getHour()).isEqualTo(15);
-    assertThat(groups.get(0).records()).hasSize(2);
+    assertThat(groups.get(1).folderTime().getHour()).isEqualTo(16);
   }
 
   @Test
-  void shouldIgnoreRecordsWithoutATimestampWhenChoosingTheBatchFolder() {
+  void shouldTakeTheBatchFolderFromTheFirstRecordWhateverTheBatchHoldsAfterIt() {
+    KafkaBatch shorter =
+        new KafkaBatch("aws:kafka", List.of(record("orders", 0, 5, AFTER_EDGE)), List.of());
+    KafkaBatch longer =
+        new KafkaBatch(
+            "aws:kafka",
+            List.of(
+                record("orders", 0, 5, AFTER_EDGE),
+                record("orders", 0, 6, BEFORE_EDGE),
+                record("payments", 0, 1, BEFORE_EDGE)),
+            List.of());
+    var grouper = new Grouper(PartitionTime.BATCH, ZoneId.of("UTC"), LATER);
+
+    assertThat(grouper.group(longer).get(0).folderTime())
+        .isEqualTo(grouper.group(shorter).get(0).folderTime());
+    assertThat(grouper.group(longer).get(0).folderTime().getHour()).isEqualTo(16);
+  }
+
+  @Test
+  void shouldUseTheEpochFolderWhenThePartitionsFirstRecordHasNoTimestamp() {
     KafkaBatch batch =
         new KafkaBatch(
             "aws:kafka",
             List.of(record("orders", 0, 1, -1L), record("orders", 0, 2, AFTER_EDGE)),
             List.of());
-    KafkaBatch none = new KafkaBatch("aws:kafka", List.of(record("orders", 0, 1, -1L)), List.of());
-    var grouper = new Grouper(PartitionTime.BATCH, ZoneId.of("UTC"), false, LATER);
+    var grouper = new Grouper(PartitionTime.BATCH, ZoneId.of("UTC"), LATER);
 
-    assertThat(grouper.group(batch))
-        .singleElement()
-        .satisfies(g -> assertThat(g.folderTime().getHour()).isEqualTo(16));
-    assertThat(grouper.group(none).get(0).folderTime().getYear()).isEqualTo(1970);
+    assertThat(grouper.group(batch).get(0).folderTime().getYear()).isEqualTo(1970);
   }
 
   @Test
   void shouldSplitAtHourEdgesWithRecordTime() {
-    var groups = new Grouper(PartitionTime.RECORD, ZoneId.of("UTC"), false, LATER).group(BATCH);
+    var groups = new Grouper(PartitionTime.RECORD, ZoneId.of("UTC"), LATER).group(BATCH);
 
     assertThat(groups)
         .extracting(g -> g.topic() + "@" + g.folderTime().getHour())
@@ -70,7 +87,7 @@ class GrouperTest {
 
   @Test
   void shouldUseTheInvocationClockWithIngestTime() {
-    var groups = new Grouper(PartitionTime.INGEST, ZoneId.of("UTC"), false, LATER).group(BATCH);
+    var groups = new Grouper(PartitionTime.INGEST, ZoneId.of("UTC"), LATER).group(BATCH);
 
     assertThat(groups)
         .allSatisfy(
@@ -79,23 +96,42 @@ class GrouperTest {
 
   @Test
   void shouldComputeFoldersInTheConfiguredTimeZone() {
-    var groups =
-        new Grouper(PartitionTime.BATCH, ZoneId.of("Asia/Kolkata"), false, LATER).group(BATCH);
+    var groups = new Grouper(PartitionTime.BATCH, ZoneId.of("Asia/Kolkata"), LATER).group(BATCH);
 
     assertThat(groups.get(0).folderTime().getHour()).isEqualTo(21); // 15:59Z = 21:29 IST
   }
 
   @Test
-  void shouldSplitByPartitionWhenTheTemplateNamesOne() {
-    var groups = new Grouper(PartitionTime.BATCH, ZoneId.of("UTC"), true, LATER).group(BATCH);
+  void shouldDescribeWhereARestartInsideAGroupWouldNameItsObject() {
+    KafkaBatch batch =
+        new KafkaBatch(
+            "aws:kafka",
+            List.of(
+                record("orders", 0, 10, BEFORE_EDGE),
+                record("orders", 0, 11, AFTER_EDGE),
+                record("orders", 0, 12, AFTER_EDGE),
+                record("orders", 0, 14, AFTER_EDGE)),
+            List.of());
+    var grouper = new Grouper(PartitionTime.BATCH, ZoneId.of("UTC"), LATER);
 
-    assertThat(groups).hasSize(3);
-    assertThat(groups.get(0).offsetRanges()).containsOnlyKeys(0);
+    assertThat(grouper.segments(grouper.group(batch).get(0)))
+        .extracting(s -> s.from() + "-" + s.to() + "@" + s.folderEpochSecond())
+        .containsExactly(
+            "10-10@" + (BEFORE_EDGE / 3_600_000L * 3_600L),
+            "11-12@" + (AFTER_EDGE / 3_600_000L * 3_600L),
+            "14-14@" + (AFTER_EDGE / 3_600_000L * 3_600L));
   }
 
   @Test
-  void shouldGiveTheSameBatchTheSameJobIdAndADifferentBatchAnother() {
-    var grouper = new Grouper(PartitionTime.BATCH, ZoneId.of("UTC"), false, LATER);
+  void shouldNameAnObjectFromTopicPartitionAndFirstOffsetOnly() {
+    var grouper = new Grouper(PartitionTime.BATCH, ZoneId.of("UTC"), LATER);
+    KafkaBatch longer =
+        new KafkaBatch(
+            "aws:kafka",
+            List.of(record("orders", 0, 10, BEFORE_EDGE), record("orders", 0, 99, AFTER_EDGE)),
+            List.of());
+    assertThat(grouper.group(longer).get(0).jobId("ndjson"))
+        .isEqualTo(grouper.group(BATCH).get(0).jobId("ndjson"));
     var first = grouper.group(BATCH).get(0).jobId("ndjson");
     var again = grouper.group(BATCH).get(0).jobId("ndjson");
     var otherFormat = grouper.group(BATCH).get(0).jobId("csv");

@@ -62,14 +62,17 @@ class ObjectKeyTemplateTest {
             Format.CSV,
             Compression.NONE);
     assertThat(t.dataKey(group("orders", 3, 42, 50), ID))
-        .isEqualTo("S3_Event_Archive_Prod/orders/2026-07-13/2026071315/3-42-" + ID + ".csv");
-    assertThat(t.onePartitionPerObject()).isTrue();
+        .isEqualTo(
+            "S3_Event_Archive_Prod/orders/2026-07-13/2026071315/3-00000000000000000042-"
+                + ID
+                + ".csv");
   }
 
   @Test
   void shouldAcceptPartitionAndStartOffsetInsteadOfTheJobId() {
     var t = template("${OBJECT_NAME}/${PARTITION}/${START_OFFSET}", Format.JSON, Compression.NONE);
-    assertThat(t.dataKey(group("orders", 1, 7), ID)).isEqualTo("orders/1/7.json");
+    assertThat(t.dataKey(group("orders", 1, 7), ID))
+        .isEqualTo("orders/1/00000000000000000007.json");
   }
 
   @Test

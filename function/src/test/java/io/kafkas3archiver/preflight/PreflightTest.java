@@ -113,8 +113,10 @@ class PreflightTest {
         run(s3, Map.of("SSE", "aws:kms", "KMS_KEY_ID", "alias/archive", "INPUT_TOPIC", "orders"));
 
     assertThat(report.ok()).isTrue();
+    assertThat(report.step(Preflight.CONDITIONAL_WRITE).status()).isEqualTo(Status.PASS);
     assertThat(s3.puts).hasSize(1);
     PutObjectRequest put = s3.puts.get(0);
+    assertThat(put.ifNoneMatch()).isEqualTo("*");
     assertThat(put.serverSideEncryptionAsString()).isEqualTo("aws:kms");
     assertThat(put.ssekmsKeyId()).isEqualTo("alias/archive");
     assertThat(put.key()).startsWith("raw/_preflight/").endsWith(".txt");
@@ -124,6 +126,21 @@ class PreflightTest {
         .endsWith(".ndjson");
     assertThat(report.keyLayout().exampleErrorKey()).startsWith("raw/_errors/orders/year=2026/");
     assertThat(report.toJson()).contains("\"exampleKey\":\"raw/orders/year=2026/month=03/");
+  }
+
+  @Test
+  void shouldWarnWhenTheStoreOverwritesDespiteIfNoneMatch() {
+    FakeS3 s3 = new FakeS3();
+    s3.honoursIfNoneMatch = false;
+
+    PreflightReport report = run(s3, Map.of());
+
+    var step = report.step(Preflight.CONDITIONAL_WRITE);
+    assertThat(step.status()).isEqualTo(Status.WARN);
+    assertThat(step.errorType()).isEqualTo("ConditionalWritesIgnored");
+    assertThat(step.advice()).contains("exactly-once does not hold", "If-None-Match");
+    assertThat(report.ok()).as("a warning does not fail the check").isTrue();
+    assertThat(s3.puts).hasSize(2);
   }
 
   private static PreflightReport run(FakeS3 s3, Map<String, String> overrides) {
@@ -163,6 +180,7 @@ class PreflightTest {
     S3Exception list;
     S3Exception head;
     S3Exception put;
+    boolean honoursIfNoneMatch = true;
     S3Exception delete;
     final List<PutObjectRequest> puts = new ArrayList<>();
 
@@ -191,6 +209,10 @@ class PreflightTest {
     public PutObjectResponse putObject(PutObjectRequest r, RequestBody body) {
       if (put != null) {
         throw put;
+      }
+      boolean exists = puts.stream().anyMatch(p -> p.key().equals(r.key()));
+      if (honoursIfNoneMatch && exists && "*".equals(r.ifNoneMatch())) {
+        throw error(412, "PreconditionFailed", null);
       }
       puts.add(r);
       return PutObjectResponse.builder().build();

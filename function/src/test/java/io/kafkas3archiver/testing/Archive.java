@@ -69,6 +69,9 @@ public final class Archive {
   }
 
   public static List<ObjectNode> rows(String key, byte[] uncompressed) {
+    if (uncompressed.length == 0) {
+      return List.of(); // a claim-only object (DESIGN §3): zero bytes, zero rows
+    }
     String bare = key.replaceAll("\\.(gz|zst|snappy)$", "");
     try {
       if (bare.endsWith(".ndjson")) {

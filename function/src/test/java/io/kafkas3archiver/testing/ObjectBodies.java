@@ -22,6 +22,9 @@ public final class ObjectBodies {
 
   public static byte[] decompressed(S3Client s3, String bucket, String key) {
     byte[] raw = raw(s3, bucket, key);
+    if (raw.length == 0) {
+      return raw; // a claim-only object: offsets that hold no data rows
+    }
     try {
       InputStream body = new ByteArrayInputStream(raw);
       if (key.endsWith(".gz")) {

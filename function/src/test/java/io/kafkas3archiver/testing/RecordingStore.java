@@ -5,6 +5,8 @@ import io.kafkas3archiver.upload.ObjectStore;
 import io.kafkas3archiver.upload.UploadException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /** Passes puts through to a real store and remembers the keys that were written, in order. */
 public final class RecordingStore implements ObjectStore {
@@ -23,6 +25,25 @@ public final class RecordingStore implements ObjectStore {
       keys.add(key);
     }
     return result;
+  }
+
+  @Override
+  public PutResult putIfAbsent(
+      String key, byte[] body, String contentType, Map<String, String> metadata, Deadline deadline)
+      throws UploadException {
+    PutResult result = delegate.putIfAbsent(key, body, contentType, metadata, deadline);
+    if (result.created()) {
+      synchronized (keys) {
+        keys.add(key);
+      }
+    }
+    return result;
+  }
+
+  @Override
+  public Optional<Map<String, String>> metadata(String key, Deadline deadline)
+      throws UploadException {
+    return delegate.metadata(key, deadline);
   }
 
   @Override

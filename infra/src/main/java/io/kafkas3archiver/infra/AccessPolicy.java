@@ -40,6 +40,16 @@ final class AccessPolicy {
             List.of(
                 bucketArn + "/" + keyPrefix + "/" + topic + "/*",
                 bucketArn + "/" + keyPrefix + "/_errors/" + topic + "/*")));
+    // HeadObject, only after a conditional write met an existing object (412): the archiver reads
+    // that object's offset range from its metadata, and checks that its error object exists
+    // (exactly-once, DESIGN §3).
+    statements.add(
+        allow(
+            "ReadArchivedOffsetRanges",
+            List.of("s3:GetObject"),
+            List.of(
+                bucketArn + "/" + keyPrefix + "/" + topic + "/*",
+                bucketArn + "/" + keyPrefix + "/_errors/" + topic + "/*")));
     statements.add(
         allow(
             "PreflightProbe",

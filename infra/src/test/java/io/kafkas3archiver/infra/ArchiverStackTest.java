@@ -163,6 +163,14 @@ class ArchiverStackTest {
   }
 
   @Test
+  void shouldAllowReadingOnlyTheArchivedObjects() {
+    assertThat(Templates.resourcesFor(policies, "s3:GetObject"))
+        .containsExactlyInAnyOrder(
+            "${ArchiveBucket.Arn}/condense/vehicle-telemetry/*",
+            "${ArchiveBucket.Arn}/condense/_errors/vehicle-telemetry/*");
+  }
+
+  @Test
   void shouldAllowDeleteObjectOnlyOnThePreflightPrefix() {
     assertThat(Templates.resourcesFor(policies, "s3:DeleteObject"))
         .containsExactly("${ArchiveBucket.Arn}/condense/_preflight/*");
@@ -181,10 +189,15 @@ class ArchiverStackTest {
   }
 
   @Test
-  void shouldGrantNoS3ReadOrWildcardAction() {
+  void shouldGrantNoWildcardS3ActionAndReadOnlyArchivedObjectsMetadata() {
     assertThat(Templates.allActions(policies))
         .filteredOn(a -> a.startsWith("s3:"))
-        .containsOnly("s3:PutObject", "s3:DeleteObject", "s3:ListBucket", "s3:GetBucketLocation");
+        .containsOnly(
+            "s3:PutObject",
+            "s3:DeleteObject",
+            "s3:GetObject",
+            "s3:ListBucket",
+            "s3:GetBucketLocation");
   }
 
   @Test

@@ -1,0 +1,182 @@
+package io.kafkas3archiver.bench;
+
+import io.kafkas3archiver.ArchiverHandler;
+import io.kafkas3archiver.config.ArchiverConfig;
+import io.kafkas3archiver.testing.KafkaEvents;
+import io.kafkas3archiver.testing.KafkaEvents.Rec;
+import io.kafkas3archiver.testing.LocalContext;
+import io.kafkas3archiver.testing.S3ProxyServer;
+import io.kafkas3archiver.upload.Deadline;
+import io.kafkas3archiver.upload.ObjectStore;
+import io.kafkas3archiver.upload.S3ObjectStore;
+import io.kafkas3archiver.upload.UploadException;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+
+/**
+ * S3 requests per batch, normal path and each conflict path of the exactly-once protocol (issue
+ * 12), counted on the real store against S3Proxy: a batch of 4 partitions × 2,500 records, one hour
+ * folder each, and the redeliveries the event source mapping can make of it.
+ */
+final class Requests {
+  private static final int PARTITIONS = 4;
+  private static final int PER_PARTITION = 2_500;
+  private static final long T0 = 1_784_000_000_000L - 1_784_000_000_000L % 3_600_000L;
+
+  private Requests() {}
+
+  /** Counts what the pipeline asks of the store. */
+  private static final class Counting implements ObjectStore {
+    final ObjectStore delegate;
+    int puts;
+    int refused;
+    int heads;
+
+    Counting(ObjectStore delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public PutResult put(String key, byte[] body, String contentType, Deadline deadline)
+        throws UploadException {
+      puts++;
+      return delegate.put(key, body, contentType, deadline);
+    }
+
+    @Override
+    public PutResult putIfAbsent(
+        String key, byte[] body, String type, Map<String, String> metadata, Deadline deadline)
+        throws UploadException {
+      puts++;
+      PutResult r = delegate.putIfAbsent(key, body, type, metadata, deadline);
+      refused += r.created() ? 0 : 1;
+      return r;
+    }
+
+    @Override
+    public Optional<Map<String, String>> metadata(String key, Deadline deadline)
+        throws UploadException {
+      heads++;
+      return delegate.metadata(key, deadline);
+    }
+
+    String take() {
+      String row = puts + " | " + refused + " | " + heads;
+      puts = 0;
+      refused = 0;
+      heads = 0;
+      return row;
+    }
+  }
+
+  static void print(PrintStream out, S3ProxyServer s3) {
+    out.println();
+    out.println("## S3 requests per batch (exactly-once protocol, issue 12)");
+    out.printf(
+        "a batch of %d partitions × %,d records (one hour folder each), ndjson; counted on the"
+            + " real store against S3Proxy%n%n",
+        PARTITIONS, PER_PARTITION);
+    out.println("| delivery | PutObject | of which refused (412) | HeadObject |");
+    out.println("|---|--:|--:|--:|");
+    int prefix = 0;
+    Row[] rows = {
+      new Row("first delivery (normal path)", List.of(), all(0, PER_PARTITION)),
+      new Row(
+          "the same batch again (lost response)",
+          List.of(all(0, PER_PARTITION)),
+          all(0, PER_PARTITION)),
+      new Row(
+          "longer, from the same offsets (more records arrived)",
+          List.of(all(0, PER_PARTITION / 2)),
+          all(0, PER_PARTITION)),
+      new Row(
+          "shorter, from the same offsets (split half)",
+          List.of(all(0, PER_PARTITION)),
+          all(0, PER_PARTITION / 2)),
+      new Row(
+          "the next batch after the shorter one (meets the pointer)",
+          both(all(0, PER_PARTITION), all(0, PER_PARTITION / 2)),
+          all(PER_PARTITION / 2, PER_PARTITION)),
+    };
+    for (Row row : rows) {
+      ArchiverConfig config = config(s3, "requests-" + prefix++);
+      Counting store = store(config);
+      ArchiverHandler handler = handler(config, store);
+      for (List<Rec> b : row.before()) {
+        invoke(handler, b);
+      }
+      store.take();
+      invoke(handler, row.measured());
+      out.printf("| %s | %s |%n", row.name(), store.take());
+    }
+  }
+
+  private record Row(String name, List<List<Rec>> before, List<Rec> measured) {}
+
+  private static List<List<Rec>> both(List<Rec> a, List<Rec> b) {
+    return List.of(a, b);
+  }
+
+  /** Offsets {@code [from, to)} of every partition. */
+  private static List<Rec> all(int from, int to) {
+    List<Rec> records = new ArrayList<>();
+    for (int p = 0; p < PARTITIONS; p++) {
+      for (int o = from; o < to; o++) {
+        records.add(Rec.of("telemetry", p, o, T0 + o * 100L, "{\"p\":" + p + ",\"o\":" + o + "}"));
+      }
+    }
+    return records;
+  }
+
+  private static ArchiverConfig config(S3ProxyServer s3, String prefix) {
+    Map<String, String> env = new HashMap<>();
+    env.put("BUCKET_NAME", Combo.BUCKET);
+    env.put("AWS_REGION", S3ProxyServer.REGION);
+    env.put("AWS_ENDPOINT_URL_S3", s3.endpoint().toString());
+    env.put("S3_FORCE_PATH_STYLE", "true");
+    env.put("KEY_PREFIX", prefix);
+    return ArchiverConfig.fromEnv(env);
+  }
+
+  private static Counting store(ArchiverConfig config) {
+    return new Counting(
+        S3ObjectStore.create(
+            config,
+            StaticCredentialsProvider.create(
+                AwsBasicCredentials.create(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY))));
+  }
+
+  private static ArchiverHandler handler(ArchiverConfig config, Counting store) {
+    PrintStream original = System.out;
+    try {
+      System.setOut(new PrintStream(new ByteArrayOutputStream()));
+      return new ArchiverHandler(config, store, Clock.systemUTC());
+    } finally {
+      System.setOut(original);
+    }
+  }
+
+  private static void invoke(ArchiverHandler handler, List<Rec> batch) {
+    PrintStream original = System.out;
+    try {
+      System.setOut(new PrintStream(new ByteArrayOutputStream()));
+      handler.handleRequest(
+          new ByteArrayInputStream(KafkaEvents.event(batch)),
+          new ByteArrayOutputStream(),
+          new LocalContext(60_000));
+    } catch (Exception e) {
+      throw new IllegalStateException("the requests benchmark's invocation failed", e);
+    } finally {
+      System.setOut(original);
+    }
+  }
+}

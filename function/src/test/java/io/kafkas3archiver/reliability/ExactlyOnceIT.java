@@ -1,0 +1,494 @@
+package io.kafkas3archiver.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kafkas3archiver.ArchiverHandler;
+import io.kafkas3archiver.config.ArchiverConfig;
+import io.kafkas3archiver.testing.DuckDb;
+import io.kafkas3archiver.testing.FaultProxy;
+import io.kafkas3archiver.testing.FaultProxy.Status;
+import io.kafkas3archiver.testing.FaultProxy.TruncateResponse;
+import io.kafkas3archiver.testing.Harness;
+import io.kafkas3archiver.testing.KafkaEvents;
+import io.kafkas3archiver.testing.KafkaEvents.Rec;
+import io.kafkas3archiver.testing.LocalContext;
+import io.kafkas3archiver.testing.ObjectBodies;
+import io.kafkas3archiver.testing.S3ProxyServer;
+import io.kafkas3archiver.testing.StdoutCapture;
+import io.kafkas3archiver.upload.Deadline;
+import io.kafkas3archiver.upload.ObjectStore;
+import io.kafkas3archiver.upload.S3ObjectStore;
+import io.kafkas3archiver.upload.UploadException;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * Issue 12: drives the real handler against S3Proxy through every way the event source mapping
+ * re-forms a batch, chosen at random each round: a longer or shorter batch from the same start,
+ * another partition mix, a response lost after every upload or after some of them, an S3 response
+ * lost after the write (the SDK's retry meets its own object), split halves of a failed batch, two
+ * instances holding the same partitions at once, and partial batch responses. Records cross hour
+ * edges, some out of timestamp order, and some are error rows (plain text under csv), so data and
+ * error objects are both in play.
+ *
+ * <p>After every round DuckDB reads the whole bucket back (data and error objects): no (topic,
+ * partition, offset) may appear twice, and every offset below each partition's committed position
+ * must be there. At the end the mapping drains the log and every offset is present exactly once.
+ * Seed: {@code -DexactlyOnce.seed=N}; rounds: {@code -DexactlyOnce.rounds=N}.
+ */
+class ExactlyOnceIT {
+  private static final String BUCKET = "exactly-once";
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final long T0 = 1_784_000_000_000L - 1_784_000_000_000L % 3_600_000L;
+  private static final List<String> PARTITIONS = List.of("orders-0", "orders-1", "audit.log-7");
+
+  private static S3ProxyServer server;
+  private static FaultProxy proxy;
+  private static S3Client s3;
+
+  @BeforeAll
+  static void start() {
+    server = S3ProxyServer.inMemory();
+    server.createBucket(BUCKET);
+    proxy = FaultProxy.in(server.endpoint());
+    s3 = server.client();
+  }
+
+  @AfterAll
+  static void stop() {
+    proxy.close();
+    s3.close();
+    server.close();
+  }
+
+  /** {@code -DexactlyOnce.only=record-true} runs only the cases whose name starts so. */
+  static Stream<Arguments> cases() {
+    String only = System.getProperty("exactlyOnce.only", "");
+    return Stream.of(
+            Arguments.of("batch", true, "csv"),
+            Arguments.of("record", true, "csv"),
+            Arguments.of("batch", false, "csv"),
+            Arguments.of("record", false, "parquet"))
+        .filter(a -> (a.get()[0] + "-" + a.get()[1] + "-" + a.get()[2]).startsWith(only));
+  }
+
+  enum Pattern {
+    NORMAL,
+    LOST_RESPONSE_AFTER_ALL_UPLOADS,
+    LOST_RESPONSE_AFTER_SOME_UPLOADS,
+    S3_RESPONSE_LOST,
+    SPLIT_AFTER_FAILURE,
+    CONCURRENT_HOLDERS,
+    FOLDER_FAILS
+  }
+
+  /** A store over S3 that can end the invocation after a number of writes, as a timeout does. */
+  static final class CrashingStore implements ObjectStore {
+    final ObjectStore delegate;
+    final AtomicInteger writesLeft = new AtomicInteger(Integer.MAX_VALUE);
+
+    CrashingStore(ObjectStore delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public PutResult put(String key, byte[] body, String contentType, Deadline deadline)
+        throws UploadException {
+      crashIfDue();
+      return delegate.put(key, body, contentType, deadline);
+    }
+
+    @Override
+    public PutResult putIfAbsent(
+        String key,
+        byte[] body,
+        String contentType,
+        Map<String, String> metadata,
+        Deadline deadline)
+        throws UploadException {
+      crashIfDue();
+      return delegate.putIfAbsent(key, body, contentType, metadata, deadline);
+    }
+
+    @Override
+    public Optional<Map<String, String>> metadata(String key, Deadline deadline)
+        throws UploadException {
+      return delegate.metadata(key, deadline);
+    }
+
+    private void crashIfDue() {
+      if (writesLeft.getAndDecrement() <= 0) {
+        throw new IllegalStateException("injected: the invocation timed out");
+      }
+    }
+  }
+
+  /** One Lambda instance: its own handler (cold start) and store. */
+  record Instance(ArchiverHandler handler, CrashingStore store) {
+    /** The response, or null when the invocation failed (threw). */
+    String invoke(List<Rec> batch) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      try {
+        handler.handleRequest(
+            new ByteArrayInputStream(KafkaEvents.event(batch)), out, new LocalContext(30_000));
+        return out.toString(StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      } catch (RuntimeException failed) {
+        return null;
+      } finally {
+        store.writesLeft.set(Integer.MAX_VALUE);
+      }
+    }
+  }
+
+  /** The Kafka log and the mapping's committed positions. */
+  static final class Log {
+    final Map<String, List<Rec>> partitions = new LinkedHashMap<>();
+    final Map<String, Long> committed = new HashMap<>();
+
+    void append(Random rnd, int count) {
+      for (String tp : PARTITIONS) {
+        List<Rec> rs = partitions.computeIfAbsent(tp, k -> new ArrayList<>());
+        committed.putIfAbsent(tp, 1_000L);
+        int dash = tp.lastIndexOf('-');
+        for (int i = 0; i < count; i++) {
+          long offset = 1_000L + rs.size();
+          // 90 s apart, so a partition crosses an hour edge every 40 records; one in 9 records is
+          // late by up to 20 minutes, so under PARTITION_TIME=record folders interleave.
+          long ts = T0 + (offset - 1_000) * 90_000L;
+          if (rnd.nextInt(9) == 0) {
+            ts -= rnd.nextInt(1_200_000);
+          }
+          String value =
+              switch (rnd.nextInt(12)) {
+                case 0 -> "plain text, an error row under csv and parquet " + offset;
+                case 1 -> null;
+                default -> "{\"n\":" + offset + ",\"s\":\"v" + rnd.nextInt(1000) + "\"}";
+              };
+          rs.add(
+              Rec.of(
+                  tp.substring(0, dash),
+                  Integer.parseInt(tp.substring(dash + 1)),
+                  offset,
+                  ts,
+                  value));
+        }
+      }
+    }
+
+    /** From each chosen partition's committed position, a random number of records. */
+    List<Rec> batch(Random rnd, Set<String> mix) {
+      List<Rec> batch = new ArrayList<>();
+      for (String tp : mix) {
+        long from = committed.get(tp);
+        int max = 1 + rnd.nextInt(50);
+        for (Rec r : partitions.get(tp)) {
+          if (r.offset() >= from && max-- > 0) {
+            batch.add(r);
+          }
+        }
+      }
+      return batch;
+    }
+
+    Set<String> mix(Random rnd) {
+      Set<String> mix = new HashSet<>();
+      for (String tp : PARTITIONS) {
+        if (rnd.nextInt(3) > 0) {
+          mix.add(tp);
+        }
+      }
+      return mix.isEmpty() ? Set.of(PARTITIONS.get(rnd.nextInt(PARTITIONS.size()))) : mix;
+    }
+
+    /** What the mapping commits after an invocation answered {@code response} (null: threw). */
+    boolean apply(List<Rec> batch, String response) {
+      if (response == null) {
+        return false;
+      }
+      Map<String, Long> failed = new HashMap<>();
+      try {
+        for (JsonNode f : MAPPER.readTree(response).get("batchItemFailures")) {
+          failed.put(
+              f.get("itemIdentifier").get("topic-partition").asText(),
+              f.get("itemIdentifier").get("offset").asLong());
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      Map<String, long[]> ranges = ranges(batch);
+      for (var e : ranges.entrySet()) {
+        Long at = failed.get(e.getKey());
+        if (at != null) {
+          assertThat(at).isBetween(e.getValue()[0], e.getValue()[1]);
+        }
+        committed.put(e.getKey(), at != null ? at : e.getValue()[1] + 1);
+      }
+      return failed.isEmpty();
+    }
+
+    boolean drained() {
+      return PARTITIONS.stream()
+          .allMatch(tp -> committed.get(tp) == 1_000L + partitions.get(tp).size());
+    }
+  }
+
+  static Map<String, long[]> ranges(List<Rec> batch) {
+    Map<String, long[]> ranges = new TreeMap<>();
+    for (Rec r : batch) {
+      ranges.merge(
+          r.topicPartition(),
+          new long[] {r.offset(), r.offset()},
+          (a, b) -> new long[] {Math.min(a[0], b[0]), Math.max(a[1], b[1])});
+    }
+    return ranges;
+  }
+
+  @ParameterizedTest(name = "PARTITION_TIME={0}, ReportBatchItemFailures={1}, {2}")
+  @MethodSource("cases")
+  void shouldStoreEveryOffsetExactlyOnceUnderEveryRedelivery(
+      String partitionTime, boolean report, String format, @TempDir Path mirror) throws Exception {
+    long seed = Long.getLong("exactlyOnce.seed", System.nanoTime());
+    int rounds = Integer.getInteger("exactlyOnce.rounds", 60);
+    String prefix = "eo-" + partitionTime + "-" + report + "-" + format;
+    System.out.printf(
+        "ExactlyOnceIT %s: seed=%d (rerun with -DexactlyOnce.seed=%d)%n", prefix, seed, seed);
+    Random rnd = new Random(seed);
+    Harness harness =
+        Harness.against(proxy.endpoint().toString(), BUCKET)
+            .with("KEY_PREFIX", prefix)
+            .with("OUTPUT_FORMAT", format)
+            .with("PARTITION_TIME", partitionTime)
+            .with("INCLUDE_KAFKA_METADATA", "true")
+            .with("REPORT_BATCH_ITEM_FAILURES", Boolean.toString(report));
+    Instance first = instance(harness.config());
+    Instance second = instance(harness.config());
+    Log log = new Log();
+    log.append(rnd, 40);
+    Map<Pattern, Integer> seen = new TreeMap<>();
+    try (DuckDb duck = new DuckDb();
+        StdoutCapture quiet = new StdoutCapture()) {
+      for (int round = 1; round <= rounds; round++) {
+        if (rnd.nextInt(3) == 0) {
+          log.append(rnd, 1 + rnd.nextInt(20));
+        }
+        Pattern pattern = Pattern.values()[rnd.nextInt(Pattern.values().length)];
+        seen.merge(pattern, 1, Integer::sum);
+        List<Rec> batch = log.batch(rnd, log.mix(rnd));
+        if (!batch.isEmpty()) {
+          run(pattern, batch, log, rnd, first, second);
+        }
+        proxy.reset();
+        check(duck, mirror, prefix, log, false, "seed=" + seed + " round " + round + " " + pattern);
+      }
+      int drain = 0;
+      while (!log.drained() && drain++ < 500) {
+        List<Rec> batch = log.batch(rnd, log.mix(rnd));
+        if (!batch.isEmpty()) {
+          log.apply(batch, first.invoke(batch));
+        }
+      }
+      assertThat(log.drained()).as("seed=%d: the log drained", seed).isTrue();
+      check(duck, mirror, prefix, log, true, "seed=" + seed + " after draining");
+    }
+    System.out.printf(
+        "ExactlyOnceIT %s: seed=%d, %d rounds %s, %d offsets each stored once%n",
+        prefix, seed, rounds, seen, log.partitions.values().stream().mapToInt(List::size).sum());
+  }
+
+  private static Instance instance(ArchiverConfig config) {
+    CrashingStore store =
+        new CrashingStore(
+            S3ObjectStore.create(
+                config,
+                StaticCredentialsProvider.create(
+                    AwsBasicCredentials.create(
+                        S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY))));
+    return new Instance(new ArchiverHandler(config, store, Clock.systemUTC()), store);
+  }
+
+  private static void run(
+      Pattern pattern, List<Rec> batch, Log log, Random rnd, Instance first, Instance second)
+      throws Exception {
+    switch (pattern) {
+      case NORMAL -> log.apply(batch, first.invoke(batch));
+      case LOST_RESPONSE_AFTER_ALL_UPLOADS -> first.invoke(batch);
+      case LOST_RESPONSE_AFTER_SOME_UPLOADS -> {
+        first.store().writesLeft.set(rnd.nextInt(4));
+        first.invoke(batch);
+      }
+      case S3_RESPONSE_LOST -> {
+        // The write lands, its answer does not: the SDK retries into its own object (412).
+        proxy.next(1 + rnd.nextInt(2), FaultProxy.Request::isPut, new TruncateResponse(0.0));
+        log.apply(batch, first.invoke(batch));
+      }
+      case SPLIT_AFTER_FAILURE -> {
+        // The batch fails after some uploads; the mapping splits it and retries the halves.
+        first.store().writesLeft.set(rnd.nextInt(4));
+        first.invoke(batch);
+        int half = Math.max(1, batch.size() / 2);
+        List<Rec> head = batch.subList(0, half);
+        List<Rec> tail = batch.subList(half, batch.size());
+        if (log.apply(head, first.invoke(head)) && !tail.isEmpty()) {
+          log.apply(tail, first.invoke(tail));
+        }
+      }
+      case CONCURRENT_HOLDERS -> {
+        // A rebalance: two instances hold the same partitions, each with its own batch; both
+        // commit, in either order.
+        List<Rec> other = log.batch(rnd, log.mix(rnd));
+        CompletableFuture<String> a = CompletableFuture.supplyAsync(() -> first.invoke(batch));
+        CompletableFuture<String> b = CompletableFuture.supplyAsync(() -> second.invoke(other));
+        String ra = a.get();
+        String rb = b.get();
+        if (rnd.nextBoolean()) {
+          log.apply(batch, ra);
+          log.apply(other, rb);
+        } else {
+          log.apply(other, rb);
+          log.apply(batch, ra);
+        }
+      }
+      case FOLDER_FAILS -> {
+        // Every upload into one hour folder is refused: a partial batch response names the
+        // partitions from the first unwritten object (or, without it, the batch fails).
+        Rec victim = batch.get(rnd.nextInt(batch.size()));
+        String hour = String.format("%02d", (victim.timestamp() / 3_600_000L) % 24);
+        proxy.always(
+            r ->
+                r.isPut()
+                    && (r.target().contains("hour%3D" + hour + "/")
+                        || r.target().contains("hour=" + hour + "/")),
+            new Status(400, "InvalidRequest"));
+        log.apply(batch, first.invoke(batch));
+      }
+    }
+  }
+
+  /**
+   * Reads every object of the prefix with DuckDB (data and error objects): no offset twice, and
+   * every offset below the committed positions present ({@code complete}: every offset of the log).
+   */
+  private static void check(
+      DuckDb duck, Path mirror, String prefix, Log log, boolean complete, String when)
+      throws IOException {
+    List<String> data = new ArrayList<>();
+    List<String> errors = new ArrayList<>();
+    var page = s3.listObjectsV2Paginator(b -> b.bucket(BUCKET).prefix(prefix + "/"));
+    for (var o : page.contents()) {
+      Path local = mirror.resolve(o.key().replace('/', '_').replace('=', '-'));
+      if (!Files.exists(local)) {
+        Files.write(local, ObjectBodies.decompressed(s3, BUCKET, o.key()));
+      }
+      if (Files.size(local) == 0) {
+        continue; // a claim-only object: zero rows
+      }
+      (o.key().contains("/_errors/") ? errors : data).add(DuckDb.literal(local));
+    }
+    List<String> selects = new ArrayList<>();
+    if (!data.isEmpty()) {
+      String files = "[" + String.join(",", data) + "]";
+      String reader =
+          data.get(0).endsWith(".parquet'")
+              ? "read_parquet(" + files + ", union_by_name=true)"
+              : "read_csv(" + files + ", header=true, all_varchar=true, union_by_name=true)";
+      selects.add(
+          "SELECT kafka_topic || '-' || CAST(kafka_partition AS VARCHAR) AS tp,"
+              + " CAST(kafka_offset AS BIGINT) AS off FROM "
+              + reader);
+    }
+    if (!errors.isEmpty()) {
+      selects.add(
+          "SELECT topic || '-' || CAST(partition AS VARCHAR) AS tp, CAST(\"offset\" AS BIGINT)"
+              + " AS off FROM read_json(["
+              + String.join(",", errors)
+              + "], format='newline_delimited', columns={topic: 'VARCHAR', partition: 'BIGINT',"
+              + " \"offset\": 'BIGINT'})");
+    }
+    Map<String, Long> counts = new TreeMap<>();
+    if (!selects.isEmpty()) {
+      for (Map<String, Object> row :
+          duck.query(
+              "SELECT tp, off, count(*) AS n FROM ("
+                  + String.join(" UNION ALL ", selects)
+                  + ") GROUP BY tp, off")) {
+        counts.put(row.get("tp") + "@" + row.get("off"), ((Number) row.get("n")).longValue());
+      }
+    }
+    Map<String, Long> duplicated =
+        counts.entrySet().stream()
+            .filter(e -> e.getValue() > 1)
+            .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
+    if (!duplicated.isEmpty()) {
+      // Name the objects that hold a duplicated offset, with their claims, to debug by.
+      StringBuilder where = new StringBuilder();
+      String one = duplicated.keySet().iterator().next();
+      String tp = one.substring(0, one.indexOf('@'));
+      long off = Long.parseLong(one.substring(one.indexOf('@') + 1));
+      var page2 = s3.listObjectsV2Paginator(b -> b.bucket(BUCKET).prefix(prefix + "/"));
+      for (var o : page2.contents()) {
+        var meta = s3.headObject(b -> b.bucket(BUCKET).key(o.key())).metadata();
+        String range = meta.getOrDefault("kafka-offsets", "");
+        if (!range.isEmpty() && o.key().contains(tp.substring(0, tp.indexOf('-')))) {
+          int dash = range.indexOf('-', 1);
+          long a = Long.parseLong(range.substring(0, dash));
+          long b = Long.parseLong(range.substring(dash + 1));
+          if (a <= off && off <= b) {
+            where
+                .append("\n  ")
+                .append(o.key())
+                .append(' ')
+                .append(o.size())
+                .append("B ")
+                .append(meta);
+          }
+        }
+      }
+      assertThat(duplicated)
+          .as("%s: offsets stored more than once; objects covering %s:%s", when, one, where)
+          .isEmpty();
+    }
+    List<String> missing = new ArrayList<>();
+    for (String tp : PARTITIONS) {
+      long until = complete ? 1_000L + log.partitions.get(tp).size() : log.committed.get(tp);
+      for (long o = 1_000; o < until; o++) {
+        if (!counts.containsKey(tp + "@" + o)) {
+          missing.add(tp + "@" + o);
+        }
+      }
+    }
+    assertThat(missing).as("%s: committed offsets missing", when).isEmpty();
+  }
+}
