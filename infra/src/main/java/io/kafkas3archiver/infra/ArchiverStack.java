@@ -2,6 +2,7 @@ package io.kafkas3archiver.infra;
 
 import io.github.cdklabs.cdknag.NagPackSuppression;
 import io.github.cdklabs.cdknag.NagSuppressions;
+import io.github.cdklabs.cdknag.RegexAppliesTo;
 import io.kafkas3archiver.infra.ArchiverSettings.MskAuth;
 import io.kafkas3archiver.infra.ArchiverSettings.OnFailure;
 import io.kafkas3archiver.infra.ArchiverSettings.SourceType;
@@ -117,11 +118,18 @@ public final class ArchiverStack extends Stack {
     NagSuppressions.addResourceSuppressions(
         archivePolicy,
         List.of(
-            suppress(
-                "AwsSolutions-IAM5",
-                "Object ARNs end in /* by necessity: the function writes new keys under"
-                    + " <prefix>/<topic>/, <prefix>/_errors/<topic>/ and <prefix>/_preflight/"
-                    + " (DESIGN §3); each wildcard is confined to one of those prefixes.")));
+            NagPackSuppression.builder()
+                .id("AwsSolutions-IAM5")
+                .appliesTo(
+                    List.of(
+                        objectsUnder(s.keyPrefix() + "/" + s.inputTopic()),
+                        objectsUnder(s.keyPrefix() + "/_errors/" + s.inputTopic()),
+                        objectsUnder(s.keyPrefix() + "/_preflight")))
+                .reason(
+                    "Object ARNs end in /* by necessity: the function writes new keys under"
+                        + " <prefix>/<topic>/, <prefix>/_errors/<topic>/ and <prefix>/_preflight/;"
+                        + " each wildcard is confined to one of those prefixes.")
+                .build()));
 
     this.function =
         Function.Builder.create(this, "Function")
@@ -191,6 +199,16 @@ public final class ArchiverStack extends Stack {
     CfnOutput.Builder.create(this, "FunctionAliasArn").value(alias.getFunctionArn()).build();
     credentialsSecretArn.ifPresent(
         arn -> CfnOutput.Builder.create(this, "CredentialsSecretArn").value(arn).build());
+    CfnOutput.Builder.create(this, "DashboardName")
+        .value(Monitoring.dashboardName(s.title()))
+        .build();
+    // The UUID is what `aws lambda get-event-source-mapping` and update/disable calls take.
+    CfnOutput.Builder.create(this, "MappingUuid").value(mapping.getRef()).build();
+    failureQueue.ifPresent(
+        q -> {
+          CfnOutput.Builder.create(this, "OnFailureQueueUrl").value(q.getQueueUrl()).build();
+          CfnOutput.Builder.create(this, "OnFailureQueueArn").value(q.getQueueArn()).build();
+        });
   }
 
   private Optional<IKey> encryptionKey(ArchiverSettings s) {
@@ -298,6 +316,9 @@ public final class ArchiverStack extends Stack {
             .encryption(QueueEncryption.SQS_MANAGED)
             .enforceSsl(true)
             .retentionPeriod(Duration.days(14))
+            // It holds the offsets of batches the mapping gave up on: the only record of what to
+            // replay. Deleting the stack must not delete it (README, Deploy: teardown).
+            .removalPolicy(RemovalPolicy.RETAIN)
             .build();
     NagSuppressions.addResourceSuppressions(
         queue,
@@ -376,6 +397,12 @@ public final class ArchiverStack extends Stack {
                   + " is not a CloudWatch Logs retention; legal values: 1, 3, 5, 7, 14, 30, 60,"
                   + " 90, 120, 150, 180, 365, 400, 545, 731, 1827, 3653");
     };
+  }
+
+  /** cdk-nag's finding for {@code <bucket ARN>/<folder>/*}, whatever token the bucket ARN is. */
+  private static RegexAppliesTo objectsUnder(String folder) {
+    String escaped = folder.replaceAll("[.*+?^${}()|\\[\\]\\\\/]", "\\\\$0");
+    return RegexAppliesTo.builder().regex("/^Resource::.+\\/" + escaped + "\\/\\*$/").build();
   }
 
   static NagPackSuppression suppress(String id, String reason) {
