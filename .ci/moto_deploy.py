@@ -224,9 +224,14 @@ MOTO_CANNOT_CREATE = {
     "AWS::CloudWatch::Alarm",
     "AWS::Glue::Database",
     "AWS::Glue::Table",
+    "AWS::SecretsManager::Secret",
     "AWS::Lambda::Alias",
     "AWS::Lambda::EventSourceMapping",
 }
+
+
+# ARN-shaped, since IAM validates policy resources.
+PLACEHOLDER = "arn:aws:cloudformation:us-east-1:123456789012:moto-cannot-create/"
 
 
 def without_unsupported(template):
@@ -238,16 +243,16 @@ def without_unsupported(template):
     def walk(x):
         if isinstance(x, str):
             for r in removed:
-                x = re.sub(r"\$\{" + r + r"(\.[A-Za-z.]+)?\}", "moto-cannot-create-" + r, x)
+                x = re.sub(r"\$\{" + r + r"(\.[A-Za-z.]+)?\}", PLACEHOLDER + r, x)
             return x
         if isinstance(x, dict):
             if len(x) == 1 and x.get("Ref") in removed:
-                return "moto-cannot-create-" + x["Ref"]
+                return PLACEHOLDER + x["Ref"]
             if len(x) == 1 and "Fn::GetAtt" in x:
                 target = x["Fn::GetAtt"]
                 target = target.split(".")[0] if isinstance(target, str) else target[0]
                 if target in removed:
-                    return "moto-cannot-create-" + target
+                    return PLACEHOLDER + target
             return {k: walk(v) for k, v in x.items()}
         if isinstance(x, list):
             return [walk(i) for i in x]
