@@ -33,20 +33,12 @@ final class AccessPolicy {
       Optional<String> kmsKeyArn,
       String bucketRegion) {
     List<PolicyStatement> statements = new ArrayList<>();
+    // GetObject covers HeadObject, which the exactly-once path uses to read an existing object's
+    // offset range after a 412; it never needs kms:Decrypt (metadata only).
     statements.add(
         allow(
             "WriteArchiveAndErrorObjects",
-            List.of("s3:PutObject"),
-            List.of(
-                bucketArn + "/" + keyPrefix + "/" + topic + "/*",
-                bucketArn + "/" + keyPrefix + "/_errors/" + topic + "/*")));
-    // HeadObject, only after a conditional write met an existing object (412): the archiver reads
-    // that object's offset range from its metadata, and checks that its error object exists
-    // (exactly-once, DESIGN §3).
-    statements.add(
-        allow(
-            "ReadArchivedOffsetRanges",
-            List.of("s3:GetObject"),
+            List.of("s3:PutObject", "s3:GetObject"),
             List.of(
                 bucketArn + "/" + keyPrefix + "/" + topic + "/*",
                 bucketArn + "/" + keyPrefix + "/_errors/" + topic + "/*")));
@@ -55,11 +47,18 @@ final class AccessPolicy {
             "PreflightProbe",
             List.of("s3:PutObject", "s3:DeleteObject"),
             List.of(bucketArn + "/" + keyPrefix + "/_preflight/*")));
+    // Preflight lists only its probe prefix (ListObjectsV2 prefix=<KEY_PREFIX>/_preflight/).
     statements.add(
-        allow(
-            "PreflightBucketChecks",
-            List.of("s3:ListBucket", "s3:GetBucketLocation"),
-            List.of(bucketArn)));
+        PolicyStatement.Builder.create()
+            .sid("PreflightListProbePrefix")
+            .effect(Effect.ALLOW)
+            .actions(List.of("s3:ListBucket"))
+            .resources(List.of(bucketArn))
+            .conditions(
+                Map.of("StringLike", Map.of("s3:prefix", List.of(keyPrefix + "/_preflight/*"))))
+            .build());
+    statements.add(
+        allow("PreflightBucketLocation", List.of("s3:GetBucketLocation"), List.of(bucketArn)));
     credentialsSecretArn.ifPresent(
         arn ->
             statements.add(
@@ -75,9 +74,9 @@ final class AccessPolicy {
                 PolicyStatement.Builder.create()
                     .sid("EncryptArchiveObjects")
                     .effect(Effect.ALLOW)
-                    // GenerateDataKey for PutObject; Decrypt for multipart uploads of large
-                    // objects.
-                    .actions(List.of("kms:GenerateDataKey", "kms:Decrypt"))
+                    // Single-part PutObject needs GenerateDataKey only. kms:Decrypt would be
+                    // needed by multipart uploads and GetObject, which the function never does.
+                    .actions(List.of("kms:GenerateDataKey"))
                     .resources(List.of(arn))
                     .conditions(
                         Map.of(

@@ -61,12 +61,16 @@ public record ArchiverSettings(
     Optional<String> clusterArn,
     MskAuth mskAuth,
     Optional<String> saslScramSecretArn,
-    String saslMechanism,
+    SelfManagedAuth selfManagedAuth,
+    Optional<String> clientCertificateSecretArn,
+    Optional<String> serverRootCaSecretArn,
+    Optional<String> sourceSecretsKmsKeyArn,
     List<String> bootstrapServers,
     List<String> subnetIds,
     List<String> securityGroupIds,
     // event source mapping
     String startingPosition,
+    Optional<Long> startingPositionTimestamp,
     int batchSize,
     int batchingWindowSeconds,
     String consumerGroupId,
@@ -106,7 +110,31 @@ public record ArchiverSettings(
   /** How the mapping authenticates to MSK. */
   public enum MskAuth {
     IAM,
-    SCRAM
+    SCRAM,
+    MTLS
+  }
+
+  /**
+   * How the mapping authenticates to a self-managed cluster. NONE is accepted only inside a VPC: an
+   * unauthenticated cluster must not be reachable from the internet.
+   */
+  public enum SelfManagedAuth {
+    SCRAM_512("SASL_SCRAM_512_AUTH"),
+    SCRAM_256("SASL_SCRAM_256_AUTH"),
+    PLAIN("BASIC_AUTH"),
+    MTLS("CLIENT_CERTIFICATE_TLS_AUTH"),
+    NONE(null);
+
+    /** The SourceAccessConfiguration type of this method's secret (none for NONE). */
+    final String accessType;
+
+    SelfManagedAuth(String accessType) {
+      this.accessType = accessType;
+    }
+
+    boolean usesSaslSecret() {
+      return this == SCRAM_512 || this == SCRAM_256 || this == PLAIN;
+    }
   }
 
   /** Where the mapping sends a batch it gives up on (provisioned mode only). */
@@ -153,11 +181,15 @@ public record ArchiverSettings(
           "clusterArn",
           "mskAuth",
           "saslScramSecretArn",
-          "saslMechanism",
+          "selfManagedAuth",
+          "clientCertificateSecretArn",
+          "serverRootCaSecretArn",
+          "sourceSecretsKmsKeyArn",
           "bootstrapServers",
           "subnetIds",
           "securityGroupIds",
           "startingPosition",
+          "startingPositionTimestamp",
           "batchSize",
           "batchingWindowSeconds",
           "consumerGroupId",
@@ -218,21 +250,82 @@ public record ArchiverSettings(
           throw new IllegalArgumentException(
               "saslScramSecretArn is required when mskAuth=scram (an AmazonMSK_ secret)");
         }
+        // MSK refuses SCRAM secrets under the default aws/secretsmanager key, and the mapping's
+        // role must be allowed to decrypt with the customer managed key (NOTES.md).
+        if (mskAuth == MskAuth.SCRAM && sourceSecretsKmsKeyArn.isEmpty()) {
+          throw new IllegalArgumentException(
+              "sourceSecretsKmsKeyArn is required when mskAuth=scram: MSK needs the SCRAM secret"
+                  + " encrypted with a customer managed KMS key, and the mapping's role gets"
+                  + " kms:Decrypt on exactly that key");
+        }
+        if (mskAuth == MskAuth.MTLS && clientCertificateSecretArn.isEmpty()) {
+          throw new IllegalArgumentException(
+              "clientCertificateSecretArn is required when mskAuth=mtls (the client certificate"
+                  + " chain and private key, PEM, in Secrets Manager)");
+        }
+        if (serverRootCaSecretArn.isPresent()) {
+          throw new IllegalArgumentException(
+              "serverRootCaSecretArn applies to self-managed Kafka only; MSK brokers present"
+                  + " certificates Lambda already trusts");
+        }
       }
       case SELF_MANAGED -> {
         if (bootstrapServers.isEmpty()) {
           throw new IllegalArgumentException(
               "bootstrapServers is required when sourceType=self-managed");
         }
-        if (saslScramSecretArn.isEmpty()) {
+        if (selfManagedAuth.usesSaslSecret() && saslScramSecretArn.isEmpty()) {
           throw new IllegalArgumentException(
-              "saslScramSecretArn is required when sourceType=self-managed (SASL/SCRAM)");
+              "saslScramSecretArn is required when selfManagedAuth="
+                  + selfManagedAuth.name().toLowerCase(Locale.ROOT).replace('_', '-')
+                  + " (the SASL username and password secret)");
+        }
+        if (selfManagedAuth == SelfManagedAuth.MTLS && clientCertificateSecretArn.isEmpty()) {
+          throw new IllegalArgumentException(
+              "clientCertificateSecretArn is required when selfManagedAuth=mtls");
         }
         if (subnetIds.isEmpty() != securityGroupIds.isEmpty()) {
           throw new IllegalArgumentException(
               "subnetIds and securityGroupIds go together (the brokers' VPC), or neither");
         }
+        if (selfManagedAuth == SelfManagedAuth.NONE && subnetIds.isEmpty()) {
+          throw new IllegalArgumentException(
+              "selfManagedAuth=none needs subnetIds and securityGroupIds: an unauthenticated"
+                  + " cluster is accepted only inside a VPC; otherwise choose scram-512,"
+                  + " scram-256, plain or mtls");
+        }
       }
+    }
+    // Lambda's limits for a Kafka mapping's VPC: 16 subnets, 5 security groups.
+    if (subnetIds.size() > 16 || securityGroupIds.size() > 5) {
+      throw new IllegalArgumentException(
+          "subnetIds: at most 16, securityGroupIds: at most 5 (got "
+              + subnetIds.size()
+              + " and "
+              + securityGroupIds.size()
+              + ")");
+    }
+    if (startingPosition.equals("AT_TIMESTAMP") != startingPositionTimestamp.isPresent()) {
+      throw new IllegalArgumentException(
+          "startingPositionTimestamp (Unix seconds) goes with startingPosition=AT_TIMESTAMP, and"
+              + " only with it");
+    }
+    // S3 refuses a lifecycle transition to STANDARD_IA before an object is 30 days old.
+    if (transitionDays > 0 && transitionDays < 30 && transitionStorageClass.equals("STANDARD_IA")) {
+      throw new IllegalArgumentException(
+          "transitionDays="
+              + transitionDays
+              + " with transitionStorageClass=STANDARD_IA: S3 requires at least 30 days before"
+              + " STANDARD_IA; use 30 or more, or INTELLIGENT_TIERING / GLACIER_IR");
+    }
+    // The Glue table's partition projection describes the default year=/month=/day=/hour=
+    // layout only.
+    if (athena && keyTemplate.isPresent()) {
+      throw new IllegalArgumentException(
+          "athena=true needs the default key layout (no keyTemplate): the table's partition"
+              + " projection cannot describe keyTemplate='"
+              + keyTemplate.get()
+              + "'");
     }
     if (onFailure == OnFailure.S3 && onFailureBucketArn.isEmpty()) {
       throw new IllegalArgumentException("onFailureBucketArn is required when onFailure=s3");
@@ -389,13 +482,29 @@ public record ArchiverSettings(
         get.apply("serverAccessLogsBucketName"),
         sourceType,
         r.arn("clusterArn"),
-        r.choice("mskAuth", "iam", "iam", "scram").equals("iam") ? MskAuth.IAM : MskAuth.SCRAM,
+        MskAuth.valueOf(
+            r.choice("mskAuth", "iam", "iam", "scram", "mtls").toUpperCase(Locale.ROOT)),
         r.arn("saslScramSecretArn"),
-        r.choice("saslMechanism", "SCRAM_512", "SCRAM_512", "SCRAM_256"),
+        SelfManagedAuth.valueOf(
+            r.choice(
+                    "selfManagedAuth",
+                    "scram-512",
+                    "scram-512",
+                    "scram-256",
+                    "plain",
+                    "mtls",
+                    "none")
+                .toUpperCase(Locale.ROOT)
+                .replace('-', '_')),
+        r.arn("clientCertificateSecretArn"),
+        r.arn("serverRootCaSecretArn"),
+        r.arn("sourceSecretsKmsKeyArn"),
         r.list("bootstrapServers"),
         r.list("subnetIds"),
         r.list("securityGroupIds"),
-        r.choice("startingPosition", "TRIM_HORIZON", "TRIM_HORIZON", "LATEST"),
+        r.choice("startingPosition", "TRIM_HORIZON", "TRIM_HORIZON", "LATEST", "AT_TIMESTAMP"),
+        get.apply("startingPositionTimestamp")
+            .map(v -> r.epochSeconds("startingPositionTimestamp", v)),
         r.integer("batchSize", 10_000),
         r.integer("batchingWindowSeconds", 60),
         consumerGroupId,
@@ -403,7 +512,10 @@ public record ArchiverSettings(
         r.integer("minimumPollers", 1),
         r.integer("maximumPollers", 2),
         r.integer("retryAttempts", 10),
-        r.integer("maximumRecordAgeSeconds", 21_600),
+        // -1: the mapping never discards a record for its age. An archive of a topic whose
+        // retention exceeds the age limit would otherwise lose its backlog on a first deploy or
+        // after an outage (README, Deploy: maximumRecordAgeSeconds is an opt-in).
+        r.integer("maximumRecordAgeSeconds", -1),
         r.bool("bisectBatchOnError", true),
         r.bool("reportBatchItemFailures", true),
         onFailure,
@@ -424,9 +536,12 @@ public record ArchiverSettings(
         dropped);
   }
 
-  /** Glue names: lower case letters, digits and underscores. */
+  /**
+   * Glue names: letters, digits and underscores. Case is kept, since template.yaml cannot lower it
+   * and both must derive the same name; Glue stores names in lower case anyway.
+   */
   static String sqlName(String raw) {
-    return raw.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
+    return raw.replaceAll("[^A-Za-z0-9_]", "_");
   }
 
   private static void range(String name, int value, int min, int max) {
@@ -476,6 +591,19 @@ public record ArchiverSettings(
                             key + "='" + v + "' is not valid; legal values: true, false");
                   })
           .orElse(fallback);
+    }
+
+    long epochSeconds(String key, String v) {
+      try {
+        long seconds = Long.parseLong(v);
+        if (seconds < 0) {
+          throw new NumberFormatException();
+        }
+        return seconds;
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(
+            key + "='" + v + "' is not a Unix time in seconds (e.g. 1767225600)", e);
+      }
     }
 
     int integer(String key, int fallback) {

@@ -2,6 +2,7 @@ package io.kafkas3archiver.infra;
 
 import io.github.cdklabs.cdknag.NagPackSuppression;
 import io.github.cdklabs.cdknag.NagSuppressions;
+import io.github.cdklabs.cdknag.RegexAppliesTo;
 import io.kafkas3archiver.infra.ArchiverSettings.MskAuth;
 import io.kafkas3archiver.infra.ArchiverSettings.OnFailure;
 import io.kafkas3archiver.infra.ArchiverSettings.SourceType;
@@ -13,6 +14,7 @@ import java.util.Optional;
 import software.amazon.awscdk.Annotations;
 import software.amazon.awscdk.Aws;
 import software.amazon.awscdk.CfnOutput;
+import software.amazon.awscdk.CfnResource;
 import software.amazon.awscdk.Duration;
 import software.amazon.awscdk.RemovalPolicy;
 import software.amazon.awscdk.Stack;
@@ -45,6 +47,7 @@ import software.amazon.awscdk.services.secretsmanager.SecretStringGenerator;
 import software.amazon.awscdk.services.sqs.Queue;
 import software.amazon.awscdk.services.sqs.QueueEncryption;
 import software.constructs.Construct;
+import software.constructs.IConstruct;
 
 /**
  * The archiver: bucket (created or imported), least-privilege role, the function with SnapStart on
@@ -117,11 +120,18 @@ public final class ArchiverStack extends Stack {
     NagSuppressions.addResourceSuppressions(
         archivePolicy,
         List.of(
-            suppress(
-                "AwsSolutions-IAM5",
-                "Object ARNs end in /* by necessity: the function writes new keys under"
-                    + " <prefix>/<topic>/, <prefix>/_errors/<topic>/ and <prefix>/_preflight/"
-                    + " (DESIGN §3); each wildcard is confined to one of those prefixes.")));
+            NagPackSuppression.builder()
+                .id("AwsSolutions-IAM5")
+                .appliesTo(
+                    List.of(
+                        objectsUnder(s.keyPrefix() + "/" + s.inputTopic()),
+                        objectsUnder(s.keyPrefix() + "/_errors/" + s.inputTopic()),
+                        objectsUnder(s.keyPrefix() + "/_preflight")))
+                .reason(
+                    "Object ARNs end in /* by necessity: the function writes new keys under"
+                        + " <prefix>/<topic>/, <prefix>/_errors/<topic>/ and <prefix>/_preflight/;"
+                        + " each wildcard is confined to one of those prefixes.")
+                .build()));
 
     this.function =
         Function.Builder.create(this, "Function")
@@ -143,6 +153,26 @@ public final class ArchiverStack extends Stack {
             .tracing(s.tracing() ? Tracing.ACTIVE : null)
             .build();
     function.getNode().addDependency(archivePolicy);
+    checkovSkip(
+        function,
+        "CKV_AWS_116",
+        "A Kafka mapping invokes synchronously; a function DLQ serves asynchronous invocations"
+            + " only. Failed batches go to the mapping's on-failure destination.",
+        "CKV_AWS_117",
+        "The function calls only S3, STS and Secrets Manager. The mapping's pollers, not the"
+            + " function, run in the brokers' VPC; a VPC function would need a NAT gateway or"
+            + " endpoints for nothing.",
+        "CKV_AWS_115",
+        "The mapping's pollers bound concurrency (MaximumPollers); reserved concurrency would"
+            + " throttle the mapping and stall partitions.",
+        "CKV_AWS_173",
+        "The environment holds names and ARNs only; secret values live in Secrets Manager, never"
+            + " in the environment.");
+    checkovSkip(
+        logGroup,
+        "CKV_AWS_158",
+        "The logs carry counts, keys and error types, no payload bytes at the default level;"
+            + " CloudWatch Logs encrypts them at rest with service keys.");
     if (s.tracing()) {
       NagSuppressions.addResourceSuppressions(
           role,
@@ -191,6 +221,16 @@ public final class ArchiverStack extends Stack {
     CfnOutput.Builder.create(this, "FunctionAliasArn").value(alias.getFunctionArn()).build();
     credentialsSecretArn.ifPresent(
         arn -> CfnOutput.Builder.create(this, "CredentialsSecretArn").value(arn).build());
+    CfnOutput.Builder.create(this, "DashboardName")
+        .value(Monitoring.dashboardName(s.title()))
+        .build();
+    // The UUID is what `aws lambda get-event-source-mapping` and update/disable calls take.
+    CfnOutput.Builder.create(this, "MappingUuid").value(mapping.getRef()).build();
+    failureQueue.ifPresent(
+        q -> {
+          CfnOutput.Builder.create(this, "OnFailureQueueUrl").value(q.getQueueUrl()).build();
+          CfnOutput.Builder.create(this, "OnFailureQueueArn").value(q.getQueueArn()).build();
+        });
   }
 
   private Optional<IKey> encryptionKey(ArchiverSettings s) {
@@ -250,6 +290,11 @@ public final class ArchiverStack extends Stack {
                     .serverAccessLogsPrefix("s3-access/" + s.title() + "/"));
     Bucket created = b.build();
     if (s.serverAccessLogsBucketName().isEmpty()) {
+      checkovSkip(
+          created,
+          "CKV_AWS_18",
+          "Server access logs go to a bucket the user names (serverAccessLogsBucketName); none"
+              + " was configured. Access is audited by CloudTrail data events where required.");
       NagSuppressions.addResourceSuppressions(
           created,
           List.of(
@@ -282,6 +327,11 @@ public final class ArchiverStack extends Stack {
                     .build())
             .removalPolicy(RemovalPolicy.RETAIN)
             .build();
+    checkovSkip(
+        secret,
+        "CKV_AWS_149",
+        "The default aws/secretsmanager key on purpose: a customer managed key would need a"
+            + " kms:Decrypt grant the function otherwise never has.");
     NagSuppressions.addResourceSuppressions(
         secret,
         List.of(
@@ -298,7 +348,15 @@ public final class ArchiverStack extends Stack {
             .encryption(QueueEncryption.SQS_MANAGED)
             .enforceSsl(true)
             .retentionPeriod(Duration.days(14))
+            // It holds the offsets of batches the mapping gave up on: the only record of what to
+            // replay. Deleting the stack must not delete it (README, Deploy: teardown).
+            .removalPolicy(RemovalPolicy.RETAIN)
             .build();
+    checkovSkip(
+        queue,
+        "CKV_AWS_27",
+        "False positive: SqsManagedSseEnabled is true (SSE-SQS); checkov recognises only"
+            + " KmsMasterKeyId.");
     NagSuppressions.addResourceSuppressions(
         queue,
         List.of(
@@ -376,6 +434,25 @@ public final class ArchiverStack extends Stack {
                   + " is not a CloudWatch Logs retention; legal values: 1, 3, 5, 7, 14, 30, 60,"
                   + " 90, 120, 150, 180, 365, 400, 545, 731, 1827, 3653");
     };
+  }
+
+  /** cdk-nag's finding for {@code <bucket ARN>/<folder>/*}, whatever token the bucket ARN is. */
+  private static RegexAppliesTo objectsUnder(String folder) {
+    String escaped = folder.replaceAll("[.*+?^${}()|\\[\\]\\\\/]", "\\\\$0");
+    return RegexAppliesTo.builder().regex("/^Resource::.+\\/" + escaped + "\\/\\*$/").build();
+  }
+
+  /**
+   * checkov's inline suppressions (Metadata checkov.skip), the same ids and reasons as in
+   * template.yaml.
+   */
+  static void checkovSkip(IConstruct construct, String... idsAndReasons) {
+    List<Map<String, String>> skips = new ArrayList<>();
+    for (int i = 0; i < idsAndReasons.length; i += 2) {
+      skips.add(Map.of("id", idsAndReasons[i], "comment", idsAndReasons[i + 1]));
+    }
+    ((CfnResource) construct.getNode().getDefaultChild())
+        .addMetadata("checkov", Map.of("skip", skips));
   }
 
   static NagPackSuppression suppress(String id, String reason) {

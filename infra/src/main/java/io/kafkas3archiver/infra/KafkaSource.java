@@ -1,11 +1,15 @@
 package io.kafkas3archiver.infra;
 
+import io.github.cdklabs.cdknag.NagPackSuppression;
 import io.github.cdklabs.cdknag.NagSuppressions;
 import io.kafkas3archiver.infra.ArchiverSettings.OnFailure;
 import io.kafkas3archiver.infra.ArchiverSettings.SourceType;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import software.amazon.awscdk.Aws;
+import software.amazon.awscdk.services.iam.Effect;
 import software.amazon.awscdk.services.iam.Policy;
 import software.amazon.awscdk.services.iam.PolicyStatement;
 import software.amazon.awscdk.services.iam.Role;
@@ -14,6 +18,7 @@ import software.amazon.awscdk.services.lambda.CfnEventSourceMapping;
 import software.amazon.awscdk.services.lambda.CfnEventSourceMapping.AmazonManagedKafkaEventSourceConfigProperty;
 import software.amazon.awscdk.services.lambda.CfnEventSourceMapping.DestinationConfigProperty;
 import software.amazon.awscdk.services.lambda.CfnEventSourceMapping.EndpointsProperty;
+import software.amazon.awscdk.services.lambda.CfnEventSourceMapping.MetricsConfigProperty;
 import software.amazon.awscdk.services.lambda.CfnEventSourceMapping.OnFailureProperty;
 import software.amazon.awscdk.services.lambda.CfnEventSourceMapping.ProvisionedPollerConfigProperty;
 import software.amazon.awscdk.services.lambda.CfnEventSourceMapping.SelfManagedEventSourceProperty;
@@ -48,16 +53,12 @@ final class KafkaSource {
             .maximumBatchingWindowInSeconds(s.batchingWindowSeconds())
             .enabled(true);
 
-    List<SourceAccessConfigurationProperty> access = new ArrayList<>();
     if (s.sourceType() == SourceType.MSK) {
       m.eventSourceArn(s.clusterArn().orElseThrow())
           .amazonManagedKafkaEventSourceConfig(
               AmazonManagedKafkaEventSourceConfigProperty.builder()
                   .consumerGroupId(s.consumerGroupId())
                   .build());
-      if (!ArchiverStack.isMskIam(s)) {
-        access.add(sac("SASL_SCRAM_512_AUTH", s.saslScramSecretArn().orElseThrow()));
-      }
     } else {
       m.selfManagedEventSource(
               SelfManagedEventSourceProperty.builder()
@@ -70,14 +71,9 @@ final class KafkaSource {
               SelfManagedKafkaEventSourceConfigProperty.builder()
                   .consumerGroupId(s.consumerGroupId())
                   .build());
-      access.add(
-          sac(
-              s.saslMechanism().equals("SCRAM_256") ? "SASL_SCRAM_256_AUTH" : "SASL_SCRAM_512_AUTH",
-              s.saslScramSecretArn().orElseThrow()));
-      s.subnetIds().forEach(id -> access.add(sac("VPC_SUBNET", "subnet:" + id)));
-      s.securityGroupIds()
-          .forEach(id -> access.add(sac("VPC_SECURITY_GROUP", "security_group:" + id)));
     }
+    s.startingPositionTimestamp().ifPresent(m::startingPositionTimestamp);
+    List<SourceAccessConfigurationProperty> access = sourceAccess(s);
     if (!access.isEmpty()) {
       m.sourceAccessConfigurations(access);
     }
@@ -90,7 +86,13 @@ final class KafkaSource {
                   .build())
           .maximumRetryAttempts(s.retryAttempts())
           .maximumRecordAgeInSeconds(s.maximumRecordAgeSeconds())
-          .bisectBatchOnFunctionError(s.bisectBatchOnError());
+          .bisectBatchOnFunctionError(s.bisectBatchOnError())
+          // The mapping's own Kafka metrics (consumer lag per partition, errors) exist only in
+          // provisioned mode.
+          .metricsConfig(
+              MetricsConfigProperty.builder()
+                  .metrics(List.of("EventCount", "ErrorCount", "KafkaMetrics"))
+                  .build());
       if (s.reportBatchItemFailures()) {
         m.functionResponseTypes(List.of("ReportBatchItemFailures"));
       }
@@ -113,26 +115,84 @@ final class KafkaSource {
     // The pollers check the role when the mapping is created.
     mapping.getNode().addDependency(pollerPolicy);
     mapping.getNode().addDependency(role);
-    if (statementsUseWildcard(s)) {
+    List<Object> wildcards = new ArrayList<>();
+    if (s.sourceType() == SourceType.MSK || !s.subnetIds().isEmpty()) {
+      wildcards.add("Resource::*");
+    }
+    if (s.provisionedPollers() && s.onFailure() == OnFailure.S3) {
+      wildcards.add("Resource::" + s.onFailureBucketArn().orElseThrow() + "/*");
+    }
+    if (!wildcards.isEmpty()) {
+      ArchiverStack.checkovSkip(
+          pollerPolicy,
+          "CKV_AWS_111",
+          "ec2:CreateNetworkInterface and ec2:DeleteNetworkInterface support no resource-level"
+              + " permissions; AWS documents them with Resource * for Kafka pollers in a VPC.");
       NagSuppressions.addResourceSuppressions(
           pollerPolicy,
           List.of(
-              ArchiverStack.suppress(
-                  "AwsSolutions-IAM5",
-                  "EC2 network-interface actions used by Lambda's Kafka pollers in the brokers'"
-                      + " VPC support no resource-level permissions (Resource *); S3 on-failure"
-                      + " objects are written under keys Lambda chooses, hence <bucket>/*.")));
+              NagPackSuppression.builder()
+                  .id("AwsSolutions-IAM5")
+                  .appliesTo(wildcards)
+                  .reason(
+                      "EC2 network-interface actions used by Lambda's Kafka pollers in the"
+                          + " brokers' VPC support no resource-level permissions (Resource *);"
+                          + " S3 on-failure objects are written under keys Lambda chooses, hence"
+                          + " <failure bucket>/*.")
+                  .build()));
     }
     return mapping;
   }
 
-  private static boolean statementsUseWildcard(ArchiverSettings s) {
-    return s.sourceType() == SourceType.MSK
-        || !s.subnetIds().isEmpty()
-        || (s.provisionedPollers() && s.onFailure() == OnFailure.S3);
+  /**
+   * The mapping's SourceAccessConfigurations: the authentication secret, then the server root CA,
+   * then the VPC. template.yaml lists them in the same order.
+   */
+  static List<SourceAccessConfigurationProperty> sourceAccess(ArchiverSettings s) {
+    List<SourceAccessConfigurationProperty> access = new ArrayList<>();
+    if (s.sourceType() == SourceType.MSK) {
+      switch (s.mskAuth()) {
+        case IAM -> {}
+        case SCRAM -> access.add(sac("SASL_SCRAM_512_AUTH", s.saslScramSecretArn().orElseThrow()));
+        case MTLS ->
+            access.add(
+                sac("CLIENT_CERTIFICATE_TLS_AUTH", s.clientCertificateSecretArn().orElseThrow()));
+      }
+    } else {
+      switch (s.selfManagedAuth()) {
+        case SCRAM_512, SCRAM_256, PLAIN ->
+            access.add(sac(s.selfManagedAuth().accessType, s.saslScramSecretArn().orElseThrow()));
+        case MTLS ->
+            access.add(
+                sac(s.selfManagedAuth().accessType, s.clientCertificateSecretArn().orElseThrow()));
+        case NONE -> {}
+      }
+      s.serverRootCaSecretArn()
+          .ifPresent(arn -> access.add(sac("SERVER_ROOT_CA_CERTIFICATE", arn)));
+      s.subnetIds().forEach(id -> access.add(sac("VPC_SUBNET", "subnet:" + id)));
+      s.securityGroupIds()
+          .forEach(id -> access.add(sac("VPC_SECURITY_GROUP", "security_group:" + id)));
+    }
+    return access;
   }
 
-  /** What Lambda's Kafka pollers need, on the execution role. */
+  /** The Secrets Manager secrets the pollers read: every secret named in the source access. */
+  static List<String> mappingSecrets(ArchiverSettings s) {
+    return sourceAccess(s).stream()
+        .filter(a -> !a.getType().startsWith("VPC_"))
+        .map(SourceAccessConfigurationProperty::getUri)
+        .toList();
+  }
+
+  /**
+   * What Lambda's Kafka pollers need, on the execution role. From AWS's pages "Configuring Lambda
+   * permissions for Amazon MSK event source mappings" (cluster: kafka:DescribeClusterV2 and
+   * kafka:GetBootstrapBrokers; VPC: the six EC2 network-interface actions; secrets:
+   * secretsmanager:GetSecretValue, and kms:Decrypt where a secret is under a customer managed key)
+   * and "Configuring Lambda execution role permissions" for self-managed Apache Kafka (the same
+   * secret, KMS and VPC permissions; VPC ones only when the brokers are in a VPC). The
+   * kafka-cluster actions for IAM auth are from "IAM access control" in the MSK developer guide.
+   */
   static List<PolicyStatement> pollerStatements(ArchiverSettings s) {
     List<PolicyStatement> statements = new ArrayList<>();
     // The pollers run in the brokers' VPC through ENIs; these EC2 actions take no resource ARNs.
@@ -177,15 +237,31 @@ final class KafkaSource {
                 List.of(mskChildArn(cluster, "group", s.consumerGroupId()))));
       }
     }
-    s.saslScramSecretArn()
-        .filter(x -> !ArchiverStack.isMskIam(s))
+    List<String> secrets = mappingSecrets(s);
+    if (!secrets.isEmpty()) {
+      statements.add(
+          AccessPolicy.allow(
+              "ReadSourceSecrets", List.of("secretsmanager:GetSecretValue"), secrets));
+    }
+    s.sourceSecretsKmsKeyArn()
+        .filter(k -> !secrets.isEmpty())
         .ifPresent(
-            arn ->
+            key ->
                 statements.add(
-                    AccessPolicy.allow(
-                        "ReadSaslScramSecret",
-                        List.of("secretsmanager:GetSecretValue"),
-                        List.of(arn))));
+                    PolicyStatement.Builder.create()
+                        .sid("DecryptSourceSecrets")
+                        .effect(Effect.ALLOW)
+                        .actions(List.of("kms:Decrypt"))
+                        .resources(List.of(key))
+                        // Only through Secrets Manager: the key opens the mapping's secrets,
+                        // nothing else.
+                        .conditions(
+                            Map.of(
+                                "StringEquals",
+                                Map.of(
+                                    "kms:ViaService",
+                                    "secretsmanager." + Aws.REGION + ".amazonaws.com")))
+                        .build()));
     if (s.provisionedPollers() && s.onFailure() == OnFailure.S3) {
       String target = s.onFailureBucketArn().orElseThrow();
       statements.add(

@@ -29,7 +29,7 @@ class AthenaTableTest {
   void shouldCreateTheGlueDatabaseNamedAfterTheTitle() {
     ndjson.hasResourceProperties(
         "AWS::Glue::Database",
-        Map.of("DatabaseInput", Match.objectLike(Map.of("Name", "s3_event_archive_prod"))));
+        Map.of("DatabaseInput", Match.objectLike(Map.of("Name", "S3_Event_Archive_Prod"))));
   }
 
   @Test

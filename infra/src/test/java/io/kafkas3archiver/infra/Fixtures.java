@@ -20,6 +20,10 @@ final class Fixtures {
   static final String KMS_KEY_ARN =
       "arn:aws:kms:us-east-1:123456789012:key/11111111-2222-3333-4444-555555555555";
 
+  /** The customer managed key an MSK SCRAM secret is encrypted with. */
+  static final String SECRETS_KEY_ARN =
+      "arn:aws:kms:us-east-1:123456789012:key/66666666-7777-8888-9999-000000000000";
+
   private static Path jar;
 
   private Fixtures() {}

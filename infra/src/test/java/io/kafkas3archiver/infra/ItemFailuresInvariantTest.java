@@ -60,11 +60,8 @@ class ItemFailuresInvariantTest {
   void shouldMatchTheMappingInTemplateYaml(String name, Map<String, String> parameters)
       throws Exception {
     SamTemplate sam = new SamTemplate(Path.of("..", "template.yaml"), parameters);
-    Map<String, Object> fn =
-        Templates.cast(sam.resources().get("MskArchiverFunction").get("Properties"));
     Map<String, Object> event =
-        Templates.cast(
-            Templates.cast(Templates.cast(fn.get("Events")).get("Kafka")).get("Properties"));
+        Templates.cast(sam.resources().get("KafkaMapping").get("Properties"));
     Object types = event.get("FunctionResponseTypes");
     boolean reports = types instanceof List<?> l && l.contains("ReportBatchItemFailures");
     assertThat(sam.environment().get("REPORT_BATCH_ITEM_FAILURES"))

@@ -21,6 +21,7 @@ class MskScramStackTest {
     Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
     c.put("mskAuth", "scram");
     c.put("saslScramSecretArn", Fixtures.SCRAM_SECRET_ARN);
+    c.put("sourceSecretsKmsKeyArn", Fixtures.SECRETS_KEY_ARN);
     c.put("onFailure", "s3");
     c.put("onFailureBucketArn", FAILED);
     c.put("architecture", "x86_64");
@@ -46,13 +47,27 @@ class MskScramStackTest {
 
   @Test
   void shouldGrantNoKafkaClusterActionsWithoutIamAuth() {
-    assertThat(Templates.allActions(policies)).noneMatch(a -> a.startsWith("kafka-cluster:"));
+    assertThat(Templates.allActions(policies))
+        .isNotEmpty()
+        .noneMatch(a -> a.startsWith("kafka-cluster:"));
   }
 
   @Test
   void shouldReadOnlyTheScramSecret() {
     assertThat(Templates.resourcesFor(policies, "secretsmanager:GetSecretValue"))
         .containsExactly(Fixtures.SCRAM_SECRET_ARN);
+  }
+
+  @Test
+  void shouldLetThePollersDecryptTheScramSecretWithItsCustomerManagedKeyOnly() {
+    List<Templates.Statement> decrypt =
+        policies.stream().filter(s -> s.actions().contains("kms:Decrypt")).toList();
+    assertThat(decrypt).hasSize(1);
+    assertThat(decrypt.get(0).actions()).containsExactly("kms:Decrypt");
+    assertThat(decrypt.get(0).resources()).containsExactly(Fixtures.SECRETS_KEY_ARN);
+    assertThat(String.valueOf(decrypt.get(0).condition()))
+        .contains("kms:ViaService")
+        .contains("secretsmanager.");
   }
 
   @Test
@@ -104,6 +119,8 @@ class MskScramStackTest {
 
   @Test
   void shouldPublishOnlyTheLiveAlias() {
+    template.resourceCountIs("AWS::Lambda::Alias", 1);
+    template.resourcePropertiesCountIs("AWS::Lambda::Alias", Map.of("Name", "live"), 1);
     template.resourcePropertiesCountIs(
         "AWS::Lambda::Alias", Map.of("Name", Match.not(Match.exact("live"))), 0);
   }

@@ -28,6 +28,7 @@ class NagTest {
     Map<String, Object> scram = new LinkedHashMap<>(Fixtures.mskDefaults());
     scram.put("mskAuth", "scram");
     scram.put("saslScramSecretArn", Fixtures.SCRAM_SECRET_ARN);
+    scram.put("sourceSecretsKmsKeyArn", Fixtures.SECRETS_KEY_ARN);
     scram.put("onFailure", "s3");
     scram.put("onFailureBucketArn", "arn:aws:s3:::acme-failed-batches");
     scram.put("serverAccessLogsBucketName", "acme-access-logs");
@@ -81,5 +82,28 @@ class NagTest {
     assertThat(reasons)
         .isNotEmpty()
         .allSatisfy(reason -> assertThat(reason).hasSizeGreaterThan(40));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("deployments")
+  void shouldNarrowEveryWildcardSuppressionWithAppliesTo(String name, Map<String, Object> context) {
+    Template template = Template.fromStack(Fixtures.stack(context));
+    List<Object> iam5 = new ArrayList<>();
+    for (Object r : Templates.resources(template).values()) {
+      Map<String, Object> metadata = Templates.cast(Templates.cast(r).get("Metadata"));
+      if (metadata == null || metadata.get("cdk_nag") == null) {
+        continue;
+      }
+      for (Object rule :
+          (List<?>) Templates.cast(metadata.get("cdk_nag")).get("rules_to_suppress")) {
+        if ("AwsSolutions-IAM5".equals(Templates.cast(rule).get("id"))) {
+          iam5.add(rule);
+        }
+      }
+    }
+    assertThat(iam5)
+        .isNotEmpty()
+        .allSatisfy(
+            rule -> assertThat((List<?>) Templates.cast(rule).get("applies_to")).isNotEmpty());
   }
 }

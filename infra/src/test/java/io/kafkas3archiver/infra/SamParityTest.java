@@ -30,8 +30,7 @@ class SamParityTest {
   static final String ALARM_TOPIC = "arn:aws:sns:us-east-1:123456789012:ops";
 
   /** The one function, whichever of SAM's three conditional functions it is. */
-  static final Pattern FUNCTION_REF =
-      Pattern.compile("\\$\\{(Function|MskArchiverFunction|SelfManaged(Vpc)?ArchiverFunction)}");
+  static final Pattern FUNCTION_REF = Pattern.compile("\\$\\{(Archiver)?Function}");
 
   /** One configuration, in the CDK app's keys and in template.yaml's parameters. */
   record Deployment(Map<String, Object> cdk, Map<String, String> sam) {}
@@ -67,7 +66,7 @@ class SamParityTest {
     smSam.put("BootstrapServers", "b-1.example.com:9096,b-2.example.com:9096");
     smSam.put("SaslScramSecretArn", Fixtures.SCRAM_SECRET_ARN);
     smSam.put("SubnetIds", "subnet-0aaa,subnet-0bbb");
-    smSam.put("SecurityGroupId", "sg-0ccc");
+    smSam.put("SecurityGroupIds", "sg-0ccc");
     smSam.put("CredentialsSecretArn", Fixtures.CREDENTIALS_SECRET_ARN);
     smSam.put("RoleArn", Fixtures.ROLE_ARN);
     smSam.put("ExternalId", "archiver-external-id");
@@ -79,6 +78,7 @@ class SamParityTest {
     scramCdk.put("bucketName", BUCKET);
     scramCdk.put("mskAuth", "scram");
     scramCdk.put("saslScramSecretArn", Fixtures.SCRAM_SECRET_ARN);
+    scramCdk.put("sourceSecretsKmsKeyArn", Fixtures.SECRETS_KEY_ARN);
     scramCdk.put("onFailure", "s3");
     scramCdk.put("onFailureBucketArn", "arn:aws:s3:::acme-failed-batches");
     scramCdk.put("createCredentialsSecret", "true");
@@ -92,6 +92,7 @@ class SamParityTest {
     Map<String, String> scramSam = new LinkedHashMap<>(mskSam);
     scramSam.put("MskAuth", "scram");
     scramSam.put("SaslScramSecretArn", Fixtures.SCRAM_SECRET_ARN);
+    scramSam.put("SourceSecretsKmsKeyArn", Fixtures.SECRETS_KEY_ARN);
     scramSam.put("OnFailure", "s3");
     scramSam.put("OnFailureBucketArn", "arn:aws:s3:::acme-failed-batches");
     scramSam.put("CreateCredentialsSecret", "true");

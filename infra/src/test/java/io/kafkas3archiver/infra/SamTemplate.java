@@ -100,6 +100,23 @@ final class SamTemplate {
     return out;
   }
 
+  /** Outputs that exist under these parameters, resolved. */
+  Map<String, Object> outputs() {
+    Map<String, Object> out = new LinkedHashMap<>();
+    Map<String, Object> declared = Templates.cast(root.get("Outputs"));
+    if (declared != null) {
+      declared.forEach(
+          (id, o) -> {
+            Map<String, Object> output = Templates.cast(o);
+            Object cond = output.get("Condition");
+            if (cond == null || condition(cond.toString())) {
+              out.put(id, resolve(output));
+            }
+          });
+    }
+    return out;
+  }
+
   /** Statements of the inline policies of FunctionRole, flattened. */
   List<Templates.Statement> roleStatements() {
     Map<String, Object> role = Templates.cast(resources().get("FunctionRole").get("Properties"));

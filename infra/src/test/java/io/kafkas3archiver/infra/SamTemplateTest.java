@@ -46,34 +46,39 @@ class SamTemplateTest {
                     "BootstrapServers", "b-1.example.com:9096",
                     "SaslScramSecretArn", Fixtures.SCRAM_SECRET_ARN,
                     "SubnetIds", "subnet-0aaa,subnet-0bbb",
-                    "SecurityGroupId", "sg-0ccc"))
+                    "SecurityGroupIds", "sg-0ccc"))
             .resources();
     globals = SamTemplate.globals(file);
   }
 
   @Test
-  void shouldDeployOnlyTheMskFunctionForMsk() {
-    assertThat(msk)
-        .containsKey("MskArchiverFunction")
-        .doesNotContainKeys("SelfManagedArchiverFunction", "SelfManagedVpcArchiverFunction");
+  void shouldMapTheMskClusterToTheLiveAlias() {
+    assertThat(mapping(msk))
+        .containsEntry("FunctionName", "${ArchiverFunction.Alias}")
+        .containsEntry("EventSourceArn", Fixtures.CLUSTER_ARN)
+        .doesNotContainKey("SelfManagedEventSource");
   }
 
   @Test
-  void shouldDeployOnlyTheVpcFunctionForSelfManagedKafkaInAVpc() {
-    assertThat(selfManagedVpc)
-        .containsKey("SelfManagedVpcArchiverFunction")
-        .doesNotContainKeys("MskArchiverFunction", "SelfManagedArchiverFunction");
+  void shouldMapTheSelfManagedBrokersInTheirVpc() {
+    assertThat(mapping(selfManagedVpc))
+        .containsEntry(
+            "SelfManagedEventSource",
+            Map.of("Endpoints", Map.of("KafkaBootstrapServers", List.of("b-1.example.com:9096"))))
+        .containsEntry(
+            "SourceAccessConfigurations",
+            List.of(
+                Map.of("Type", "SASL_SCRAM_512_AUTH", "URI", Fixtures.SCRAM_SECRET_ARN),
+                Map.of("Type", "VPC_SUBNET", "URI", "subnet:subnet-0aaa"),
+                Map.of("Type", "VPC_SUBNET", "URI", "subnet:subnet-0bbb"),
+                Map.of("Type", "VPC_SECURITY_GROUP", "URI", "security_group:sg-0ccc")))
+        .doesNotContainKey("EventSourceArn");
   }
 
   @Test
-  void shouldAttachAnMskEventToTheMskFunction() {
-    assertThat(event(msk, "MskArchiverFunction")).containsEntry("Type", "MSK");
-  }
-
-  @Test
-  void shouldAttachASelfManagedKafkaEventToTheVpcFunction() {
-    assertThat(event(selfManagedVpc, "SelfManagedVpcArchiverFunction"))
-        .containsEntry("Type", "SelfManagedKafka");
+  void shouldDeployOneFunctionWithoutSamEvents() {
+    assertThat(Templates.cast(msk.get("ArchiverFunction").get("Properties")))
+        .doesNotContainKey("Events");
   }
 
   @Test
@@ -86,8 +91,9 @@ class SamTemplateTest {
 
   @Test
   void shouldBuildThroughTheMavenWrapperMakefile() {
-    assertThat(msk.get("MskArchiverFunction").get("Metadata"))
-        .isEqualTo(Map.of("BuildMethod", "makefile", "ContextPath", ".ci/sam"));
+    assertThat(Templates.cast(msk.get("ArchiverFunction").get("Metadata")))
+        .containsEntry("BuildMethod", "makefile")
+        .containsEntry("ContextPath", ".ci/sam");
   }
 
   @Test
@@ -126,7 +132,7 @@ class SamTemplateTest {
   void shouldAlarmOnOffsetLagAndObjectsWrittenTogether() {
     assertThat(Templates.alarmMetrics(alarms.get("ArchiveStalledAlarm")))
         .containsExactlyInAnyOrder(
-            "lag=AWS/Lambda OffsetLag {FunctionName=${MskArchiverFunction}} Maximum 300",
+            "lag=AWS/Lambda OffsetLag {FunctionName=${ArchiverFunction}} Maximum 300",
             "objects=KafkaS3Archiver ObjectsWritten {Title=S3_Event_Archive_Prod} Sum 300");
   }
 
@@ -167,6 +173,7 @@ class SamTemplateTest {
   @Test
   void shouldGrantXrayOnlyWhenTracing() {
     assertThat(Templates.allActions(untraced.roleStatements()))
+        .isNotEmpty()
         .noneMatch(a -> a.startsWith("xray:"));
   }
 
@@ -176,8 +183,7 @@ class SamTemplateTest {
         .containsExactly("*");
   }
 
-  private static Map<String, Object> event(Map<String, Map<String, Object>> r, String function) {
-    Map<String, Object> props = Templates.cast(r.get(function).get("Properties"));
-    return Templates.cast(Templates.cast(props.get("Events")).get("Kafka"));
+  private static Map<String, Object> mapping(Map<String, Map<String, Object>> r) {
+    return Templates.cast(r.get("KafkaMapping").get("Properties"));
   }
 }

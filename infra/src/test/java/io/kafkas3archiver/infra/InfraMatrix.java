@@ -1,0 +1,405 @@
+package io.kafkas3archiver.infra;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.provider.Arguments;
+import software.amazon.awscdk.assertions.Template;
+
+/**
+ * The configurations both templates are compared over: each MSK and self-managed authentication,
+ * each on-failure target, each bucket encryption, Athena on and off. One configuration is written
+ * once, in the CDK app's keys; template.yaml's parameter names follow from them.
+ */
+final class InfraMatrix {
+  static final Path TEMPLATE = Path.of("..", "template.yaml");
+  static final String BUCKET = "acme-kafka-archive";
+  static final String FAILED = "arn:aws:s3:::acme-failed-batches";
+  static final String CERT_SECRET_ARN =
+      "arn:aws:secretsmanager:us-east-1:123456789012:secret:archiver-client-cert-AbCdEf";
+  static final String ROOT_CA_SECRET_ARN =
+      "arn:aws:secretsmanager:us-east-1:123456789012:secret:archiver-root-ca-AbCdEf";
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private InfraMatrix() {}
+
+  /** One configuration. */
+  record Deployment(String name, Map<String, String> cdk) {
+    @Override
+    public String toString() {
+      return name;
+    }
+
+    String get(String key) {
+      return cdk.get(key);
+    }
+
+    boolean is(String key, String value) {
+      return value.equalsIgnoreCase(cdk.getOrDefault(key, ""));
+    }
+
+    /** template.yaml's parameters: the CDK key with a capital first letter. */
+    Map<String, String> sam() {
+      Map<String, String> out = new LinkedHashMap<>();
+      cdk.forEach(
+          (k, v) ->
+              out.put(
+                  k.equals("region")
+                      ? "BucketRegion"
+                      : k.substring(0, 1).toUpperCase(Locale.ROOT) + k.substring(1),
+                  v));
+      return out;
+    }
+  }
+
+  static Deployment deployment(String name, String... keyValues) {
+    Map<String, String> c = new LinkedHashMap<>();
+    c.put("title", "S3_Event.Archive-Prod");
+    c.put("bucketName", BUCKET);
+    // template.yaml requires BucketName and creates by default; the CDK app creates by default
+    // only without a bucketName. Said explicitly, the two agree.
+    c.put("createBucket", "true");
+    c.put("inputTopic", "vehicle.telemetry-v1");
+    for (int i = 0; i < keyValues.length; i += 2) {
+      c.put(keyValues[i], keyValues[i + 1]);
+    }
+    return new Deployment(name, c);
+  }
+
+  static List<Deployment> all() {
+    String[] selfManaged = {
+      "sourceType", "self-managed", "bootstrapServers", "b-1.example.com:9096,b-2.example.com:9096"
+    };
+    return List.of(
+        deployment("msk-iam-sqs-on-failure", "clusterArn", Fixtures.CLUSTER_ARN),
+        deployment(
+            "msk-scram-s3-on-failure-kms-bucket",
+            "clusterArn",
+            Fixtures.CLUSTER_ARN,
+            "mskAuth",
+            "scram",
+            "saslScramSecretArn",
+            Fixtures.SCRAM_SECRET_ARN,
+            "sourceSecretsKmsKeyArn",
+            Fixtures.SECRETS_KEY_ARN,
+            "onFailure",
+            "s3",
+            "onFailureBucketArn",
+            FAILED,
+            "bucketEncryption",
+            "kms",
+            "sse",
+            "aws:kms"),
+        deployment(
+            "msk-mtls-given-key-no-on-failure-athena-tracing",
+            "clusterArn",
+            Fixtures.CLUSTER_ARN,
+            "mskAuth",
+            "mtls",
+            "clientCertificateSecretArn",
+            CERT_SECRET_ARN,
+            "kmsKeyArn",
+            Fixtures.KMS_KEY_ARN,
+            "onFailure",
+            "none",
+            "athena",
+            "true",
+            "tracing",
+            "true"),
+        deployment(
+            "self-managed-scram-512-vpc-imported-bucket-secret-role",
+            concat(
+                selfManaged,
+                "saslScramSecretArn",
+                Fixtures.SCRAM_SECRET_ARN,
+                "subnetIds",
+                "subnet-0aaa,subnet-0bbb,subnet-0ccc",
+                "securityGroupIds",
+                "sg-0ddd,sg-0eee",
+                "createBucket",
+                "false",
+                "region",
+                "eu-west-1",
+                "credentialsSecretArn",
+                Fixtures.CREDENTIALS_SECRET_ARN,
+                "roleArn",
+                Fixtures.ROLE_ARN,
+                "externalId",
+                "archiver-external-id",
+                "sse",
+                "aws:kms",
+                "kmsKeyArn",
+                Fixtures.KMS_KEY_ARN)),
+        deployment(
+            "self-managed-scram-256-public-on-demand",
+            concat(
+                selfManaged,
+                "selfManagedAuth",
+                "scram-256",
+                "saslScramSecretArn",
+                Fixtures.SCRAM_SECRET_ARN,
+                "provisionedPollers",
+                "false")),
+        deployment(
+            "self-managed-plain-root-ca-at-timestamp",
+            concat(
+                selfManaged,
+                "selfManagedAuth",
+                "plain",
+                "saslScramSecretArn",
+                Fixtures.SCRAM_SECRET_ARN,
+                "serverRootCaSecretArn",
+                ROOT_CA_SECRET_ARN,
+                "startingPosition",
+                "AT_TIMESTAMP",
+                "startingPositionTimestamp",
+                "1767225600")),
+        deployment(
+            "self-managed-mtls-root-ca-secrets-key-one-subnet-s3-on-failure",
+            concat(
+                selfManaged,
+                "selfManagedAuth",
+                "mtls",
+                "clientCertificateSecretArn",
+                CERT_SECRET_ARN,
+                "serverRootCaSecretArn",
+                ROOT_CA_SECRET_ARN,
+                "sourceSecretsKmsKeyArn",
+                Fixtures.SECRETS_KEY_ARN,
+                "subnetIds",
+                "subnet-0aaa",
+                "securityGroupIds",
+                "sg-0ddd",
+                "onFailure",
+                "s3",
+                "onFailureBucketArn",
+                FAILED)),
+        deployment(
+            "self-managed-none-in-vpc-athena-tuned",
+            concat(
+                selfManaged,
+                "selfManagedAuth",
+                "none",
+                "subnetIds",
+                "subnet-0aaa,subnet-0bbb",
+                "securityGroupIds",
+                "sg-0ddd",
+                "athena",
+                "true",
+                "batchSize",
+                "500",
+                "maximumPollers",
+                "5",
+                "maximumRecordAgeSeconds",
+                "3600",
+                "retryAttempts",
+                "3",
+                "reportBatchItemFailures",
+                "false",
+                "transitionStorageClass",
+                "STANDARD_IA",
+                "transitionDays",
+                "45")));
+  }
+
+  private static String[] concat(String[] head, String... tail) {
+    List<String> out = new ArrayList<>(List.of(head));
+    out.addAll(List.of(tail));
+    return out.toArray(String[]::new);
+  }
+
+  static Stream<Arguments> arguments() {
+    return all().stream().map(d -> Arguments.of(d.name(), d));
+  }
+
+  private static final Map<String, Map<String, Object>> SYNTHESIZED = new ConcurrentHashMap<>();
+
+  /** The synthesized CDK template as plain JSON (a fresh deep copy each call). */
+  static Map<String, Object> cdkJson(Deployment d) {
+    Map<String, Object> json =
+        SYNTHESIZED.computeIfAbsent(
+            d.name(),
+            n -> {
+              Map<String, Object> c = new LinkedHashMap<>(d.cdk());
+              return Template.fromStack(Fixtures.stack(c)).toJSON();
+            });
+    return copy(json);
+  }
+
+  private static final Map<String, Map<String, Object>> RESOLVED = new ConcurrentHashMap<>();
+
+  /** template.yaml resolved for the same configuration (a fresh deep copy each call). */
+  static Map<String, Object> samJson(Deployment d) {
+    return copy(
+        RESOLVED.computeIfAbsent(
+            d.name(),
+            n -> {
+              try {
+                SamTemplate sam = new SamTemplate(TEMPLATE, d.sam());
+                Map<String, Object> out = new LinkedHashMap<>();
+                out.put("Resources", new LinkedHashMap<>(sam.resources()));
+                out.put("Outputs", sam.outputs());
+                return out;
+              } catch (Exception e) {
+                throw new IllegalStateException(d.name() + ": " + e.getMessage(), e);
+              }
+            }));
+  }
+
+  static InfraModel model(Map<String, Object> json) {
+    Map<String, Map<String, Object>> resources = new LinkedHashMap<>();
+    Templates.cast(json.get("Resources")).forEach((k, v) -> resources.put(k, Templates.cast(v)));
+    return InfraModel.of(resources, Templates.cast(json.get("Outputs")));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> copy(Map<String, Object> json) {
+    return JSON.convertValue(json, Map.class);
+  }
+
+  /**
+   * What AWS documents as needed, derived from the configuration alone (not from either template).
+   * Lambda's pollers, from "Configuring Lambda permissions for Amazon MSK event source mappings"
+   * (kafka:DescribeClusterV2, kafka:GetBootstrapBrokers; the six EC2 network-interface actions;
+   * secretsmanager:GetSecretValue and kms:Decrypt for secrets under a customer managed key) and
+   * "Configuring Lambda execution role permissions" for self-managed Apache Kafka (the secret, KMS
+   * and VPC permissions); "IAM access control" in the MSK developer guide for kafka-cluster:*; the
+   * on-failure destinations from "Capturing discarded batches for Kafka event sources"
+   * (sqs:SendMessage, s3:PutObject and s3:ListBucket). The function's own: PutObject on its
+   * prefixes, GetBucketLocation and the probe, GenerateDataKey with a KMS key.
+   */
+  static Set<String> documentedGrants(Deployment d) {
+    Set<String> out = new TreeSet<>();
+    boolean msk = !d.is("sourceType", "self-managed");
+    String bucketArn = "arn:${AWS::Partition}:s3:::" + BUCKET;
+    String prefix = bucketArn + "/condense/";
+    String topic = d.get("inputTopic");
+    out.add("s3:PutObject on " + prefix + topic + "/*");
+    out.add("s3:PutObject on " + prefix + "_errors/" + topic + "/*");
+    out.add("s3:PutObject on " + prefix + "_preflight/*");
+    out.add("s3:DeleteObject on " + prefix + "_preflight/*");
+    out.add("s3:ListBucket on " + bucketArn);
+    out.add("s3:GetBucketLocation on " + bucketArn);
+    out.add("logs:PutLogEvents on ${FunctionLogs.Arn}");
+    boolean vpc = msk || d.get("subnetIds") != null;
+    if (vpc) {
+      for (String a :
+          List.of(
+              "CreateNetworkInterface",
+              "DescribeNetworkInterfaces",
+              "DeleteNetworkInterface",
+              "DescribeVpcs",
+              "DescribeSubnets",
+              "DescribeSecurityGroups")) {
+        out.add("ec2:" + a + " on *");
+      }
+    }
+    String cluster = Fixtures.CLUSTER_ARN;
+    List<String> secrets = new ArrayList<>();
+    if (msk) {
+      out.add("kafka:DescribeClusterV2 on " + cluster);
+      out.add("kafka:GetBootstrapBrokers on " + cluster);
+      String mskAuth = d.cdk().getOrDefault("mskAuth", "iam");
+      if (mskAuth.equals("iam")) {
+        String child = cluster.replace(":cluster/", ":%s/");
+        out.add("kafka-cluster:Connect on " + cluster);
+        out.add(
+            "kafka-cluster:DescribeGroup on "
+                + child.formatted("group")
+                + "/kafka-s3-archiver-"
+                + d.get("title"));
+        out.add(
+            "kafka-cluster:AlterGroup on "
+                + child.formatted("group")
+                + "/kafka-s3-archiver-"
+                + d.get("title"));
+        out.add("kafka-cluster:DescribeTopic on " + child.formatted("topic") + "/" + topic);
+        out.add("kafka-cluster:ReadData on " + child.formatted("topic") + "/" + topic);
+      } else if (mskAuth.equals("scram")) {
+        secrets.add(d.get("saslScramSecretArn"));
+      } else {
+        secrets.add(d.get("clientCertificateSecretArn"));
+      }
+    } else {
+      String auth = d.cdk().getOrDefault("selfManagedAuth", "scram-512");
+      if (auth.equals("mtls")) {
+        secrets.add(d.get("clientCertificateSecretArn"));
+      } else if (!auth.equals("none")) {
+        secrets.add(d.get("saslScramSecretArn"));
+      }
+      if (d.get("serverRootCaSecretArn") != null) {
+        secrets.add(d.get("serverRootCaSecretArn"));
+      }
+    }
+    secrets.forEach(s -> out.add("secretsmanager:GetSecretValue on " + s));
+    if (!secrets.isEmpty() && d.get("sourceSecretsKmsKeyArn") != null) {
+      out.add("kms:Decrypt on " + d.get("sourceSecretsKmsKeyArn"));
+    }
+    boolean provisioned = !d.is("provisionedPollers", "false");
+    String onFailure = d.cdk().getOrDefault("onFailure", "sqs");
+    if (provisioned && onFailure.equals("sqs")) {
+      out.add("sqs:SendMessage on ${OnFailureQueue.Arn}");
+    }
+    if (provisioned && onFailure.equals("s3")) {
+      out.add("s3:PutObject on " + FAILED + "/*");
+      out.add("s3:ListBucket on " + FAILED);
+    }
+    if (d.get("kmsKeyArn") != null) {
+      out.add("kms:GenerateDataKey on " + d.get("kmsKeyArn"));
+    } else if (d.is("bucketEncryption", "kms")) {
+      out.add("kms:GenerateDataKey on ${ArchiveKey.Arn}");
+    }
+    if (d.get("credentialsSecretArn") != null) {
+      out.add("secretsmanager:GetSecretValue on " + d.get("credentialsSecretArn"));
+    }
+    if (d.get("roleArn") != null) {
+      out.add("sts:AssumeRole on " + d.get("roleArn"));
+    }
+    return out;
+  }
+
+  /** The few grants whose resource may be "*": AWS documents no resource-level permission. */
+  static boolean wildcardAllowed(String actionOnResource) {
+    return actionOnResource.startsWith("ec2:") || actionOnResource.startsWith("xray:");
+  }
+
+  /** Problems one model has on its own: missing documented grants, wildcards, kms:Decrypt. */
+  static List<String> problems(Deployment d, InfraModel m, String side) {
+    List<String> out = new ArrayList<>();
+    Set<String> allowed = m.allowed();
+    for (String need : documentedGrants(d)) {
+      if (!allowed.contains(need)) {
+        out.add(side + " lacks documented grant " + need);
+      }
+    }
+    for (String g : allowed) {
+      if (g.endsWith(" on *") && !wildcardAllowed(g)) {
+        out.add(side + " grants on *: " + g);
+      }
+      // The function uses single-part PutObject only: kms:Decrypt belongs to the pollers' secret
+      // key and nothing else.
+      if (g.startsWith("kms:Decrypt on ")
+          && !g.equals("kms:Decrypt on " + d.get("sourceSecretsKmsKeyArn"))) {
+        out.add(side + " grants kms:Decrypt beyond the source secrets' key: " + g);
+      }
+    }
+    for (String g : m.grants()) {
+      if (g.contains("s3:ListBucket on arn:${AWS::Partition}:s3:::" + BUCKET)
+          && !g.contains("s3:prefix")) {
+        out.add(side + " lists the archive bucket without an s3:prefix condition: " + g);
+      }
+    }
+    if (m.mapping().isEmpty()) {
+      out.add(side + " has no event source mapping");
+    }
+    return out;
+  }
+}

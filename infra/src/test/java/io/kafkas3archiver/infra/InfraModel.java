@@ -1,0 +1,166 @@
+package io.kafkas3archiver.infra;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * A deployed stack reduced to what must not drift between the CDK app and template.yaml: every IAM
+ * grant, the whole event source mapping, the whole created bucket, what survives stack deletion,
+ * and the outputs. Built from a template's resources (CDK's synthesized JSON or template.yaml
+ * resolved by {@link SamTemplate}), so a test can also build it from a mutated copy.
+ *
+ * <p>Normalisation only removes what necessarily differs: CDK's logical-id hashes, numbers written
+ * as numbers by CDK and as text by SAM parameters, the alias's logical name and the created
+ * bucket's ARN spelled by GetAtt or by name.
+ */
+record InfraModel(
+    Set<String> grants,
+    Map<String, Object> mapping,
+    Map<String, Object> bucket,
+    Set<String> retained,
+    Map<String, String> names,
+    Map<String, String> outputs) {
+
+  static InfraModel of(
+      Map<String, ? extends Map<String, Object>> resources, Map<String, Object> outputs) {
+    Set<String> grants = new TreeSet<>();
+    Map<String, Object> mapping = Map.of();
+    Map<String, Object> bucket = Map.of();
+    Set<String> retained = new TreeSet<>();
+    Map<String, String> names = new TreeMap<>();
+    for (Map.Entry<String, ? extends Map<String, Object>> e : resources.entrySet()) {
+      Map<String, Object> r = e.getValue();
+      String type = String.valueOf(r.get("Type"));
+      Map<String, Object> props = Templates.cast(r.get("Properties"));
+      switch (type) {
+        case "AWS::IAM::Policy" -> grants.addAll(grants(props.get("PolicyDocument")));
+        case "AWS::IAM::Role" -> {
+          Object policies = props == null ? null : props.get("Policies");
+          if (policies instanceof List<?> l) {
+            for (Object p : l) {
+              grants.addAll(grants(Templates.cast(p).get("PolicyDocument")));
+            }
+          }
+        }
+        case "AWS::Lambda::EventSourceMapping" -> mapping = Templates.cast(normalize(props));
+        case "AWS::S3::Bucket" -> bucket = Templates.cast(normalize(props));
+        case "AWS::CloudWatch::Dashboard" ->
+            names.put("dashboard", text(props.get("DashboardName")));
+        case "AWS::Glue::Database" ->
+            names.put("glueDatabase", text(Templates.cast(props.get("DatabaseInput")).get("Name")));
+        case "AWS::Glue::Table" -> {
+          names.put("glueTable", text(Templates.cast(props.get("TableInput")).get("Name")));
+          names.put("glueTableDatabase", text(props.get("DatabaseName")));
+        }
+        default -> {}
+      }
+      if ("Retain".equals(r.get("DeletionPolicy"))) {
+        retained.add(type);
+      }
+    }
+    Map<String, String> outs = new TreeMap<>();
+    if (outputs != null) {
+      outputs.forEach(
+          (k, v) -> outs.put(Templates.logical(k), text(Templates.cast(v).get("Value"))));
+    }
+    return new InfraModel(grants, mapping, bucket, retained, names, outs);
+  }
+
+  /** "Allow action on resource [if condition]", one per action and resource. */
+  static List<String> grants(Object document) {
+    List<String> out = new ArrayList<>();
+    if (document == null) {
+      return out;
+    }
+    for (Object s : (List<?>) Templates.cast(document).get("Statement")) {
+      Map<String, Object> statement = Templates.cast(s);
+      Object condition = statement.get("Condition");
+      String suffix = condition == null ? "" : " if " + normalize(condition);
+      for (String action : Templates.strings(statement.get("Action"))) {
+        for (Object resource : asList(statement.get("Resource"))) {
+          out.add(statement.get("Effect") + " " + action + " on " + text(resource) + suffix);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Action and resource of every Allow grant, conditions left out. */
+  Set<String> allowed() {
+    Set<String> out = new TreeSet<>();
+    for (String g : grants) {
+      if (g.startsWith("Allow ")) {
+        int cond = g.indexOf(" if ");
+        out.add(g.substring(6, cond < 0 ? g.length() : cond));
+      }
+    }
+    return out;
+  }
+
+  private static List<?> asList(Object o) {
+    return o instanceof List<?> l ? l : List.of(o);
+  }
+
+  /** Scalars become text, intrinsics their rendering, maps sorted by key. */
+  static Object normalize(Object value) {
+    if (value instanceof List<?> l) {
+      List<Object> out = new ArrayList<>();
+      l.forEach(x -> out.add(normalize(x)));
+      return out;
+    }
+    if (value instanceof Map<?, ?> m) {
+      if (m.size() == 1 && m.keySet().iterator().next().toString().matches("Ref|Fn::.*")) {
+        return text(value);
+      }
+      Map<String, Object> out = new TreeMap<>();
+      m.forEach((k, v) -> out.put(k.toString(), normalize(v)));
+      return out;
+    }
+    return value == null ? null : text(value);
+  }
+
+  static String text(Object value) {
+    String s = value instanceof String str ? str : Templates.render(value);
+    return s.replace("${LiveAlias}", "${alias}")
+        .replace("${ArchiverFunction.Alias}", "${alias}")
+        .replace("${ArchiveBucket.Arn}", "arn:${AWS::Partition}:s3:::" + InfraMatrix.BUCKET)
+        .replace("${ArchiveBucket}", InfraMatrix.BUCKET);
+  }
+
+  /** Each difference between two models, in words; empty when they agree. */
+  static List<String> differences(InfraModel cdk, InfraModel sam) {
+    List<String> out = new ArrayList<>();
+    Set<String> onlyCdk = new TreeSet<>(cdk.grants);
+    onlyCdk.removeAll(sam.grants);
+    Set<String> onlySam = new TreeSet<>(sam.grants);
+    onlySam.removeAll(cdk.grants);
+    onlyCdk.forEach(g -> out.add("grant only in CDK: " + g));
+    onlySam.forEach(g -> out.add("grant only in SAM: " + g));
+    compare("mapping", cdk.mapping, sam.mapping, out);
+    compare("bucket", cdk.bucket, sam.bucket, out);
+    if (!cdk.retained.equals(sam.retained)) {
+      out.add("retained on delete: CDK " + cdk.retained + ", SAM " + sam.retained);
+    }
+    compare("names", new LinkedHashMap<>(cdk.names), new LinkedHashMap<>(sam.names), out);
+    compare("outputs", new LinkedHashMap<>(cdk.outputs), new LinkedHashMap<>(sam.outputs), out);
+    return out;
+  }
+
+  private static void compare(String what, Object cdk, Object sam, List<String> out) {
+    if (cdk instanceof Map<?, ?> a && sam instanceof Map<?, ?> b) {
+      Set<String> keys = new TreeSet<>();
+      a.keySet().forEach(k -> keys.add(k.toString()));
+      b.keySet().forEach(k -> keys.add(k.toString()));
+      for (String k : keys) {
+        compare(what + "." + k, a.get(k), b.get(k), out);
+      }
+    } else if (cdk == null ? sam != null : !cdk.equals(sam)) {
+      out.add(what + ": CDK " + cdk + ", SAM " + sam);
+    }
+  }
+}
