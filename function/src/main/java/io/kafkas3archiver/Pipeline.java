@@ -32,7 +32,7 @@ import java.util.TreeMap;
  * decode → group → encode (+compress) → upload → report, for one batch. Built once at init; holds
  * no per-invocation state.
  */
-public final class Pipeline {
+public final class Pipeline implements BatchArchiver {
   private final ArchiverConfig config;
   private final Grouper grouper;
   private final ObjectKeyTemplate keys;
@@ -53,6 +53,7 @@ public final class Pipeline {
     this.store = store;
   }
 
+  @Override
   public BatchOutcome archive(KafkaBatch batch, Deadline deadline) {
     KafkaBatch guarded = rejectOtherTopics(batch);
     Map<String, TopicTally> tallies = new TreeMap<>();
