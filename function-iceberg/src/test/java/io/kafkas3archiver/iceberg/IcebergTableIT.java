@@ -272,7 +272,11 @@ class IcebergTableIT {
     var a = h.function(Map.of());
     var b = h.function(Map.of());
     ExecutorService pool = Executors.newFixedThreadPool(2);
-    for (int round = 0; round < 4; round++) {
+    // Each round races two commits of the same offsets. Caveat: with the REST catalog here,
+    // removing the commit's conflict validation did not make this test fail in 12 rounds (the
+    // catalog's own ref assertion caught every race), so it proves the outcome, not that guard.
+    int rounds = 12;
+    for (int round = 0; round < rounds; round++) {
       CountDownLatch go = new CountDownLatch(1);
       long from = round * 20L;
       Future<?> fa =
@@ -295,7 +299,7 @@ class IcebergTableIT {
     pool.shutdown();
 
     Map<String, Integer> seen = occurrences(h.rows(topic));
-    assertThat(seen).hasSize(90);
+    assertThat(seen).hasSize(rounds * 20 + 10);
     assertThat(seen.values()).allMatch(n -> n == 1);
   }
 
