@@ -13,6 +13,8 @@ import io.kafkas3archiver.preflight.PreflightReport;
 import io.kafkas3archiver.report.BatchOutcome;
 import io.kafkas3archiver.report.EmfMetrics;
 import io.kafkas3archiver.report.InvocationLog;
+import io.kafkas3archiver.table.TableWriterProvider;
+import io.kafkas3archiver.table.TableWriters;
 import io.kafkas3archiver.upload.CredentialsSource;
 import io.kafkas3archiver.upload.Deadline;
 import io.kafkas3archiver.upload.ObjectStore;
@@ -36,7 +38,7 @@ public final class ArchiverHandler implements RequestStreamHandler {
 
   private final ArchiverConfig config;
   private final EventDecoder decoder = new EventDecoder();
-  private final Pipeline pipeline;
+  private final BatchArchiver pipeline;
   private final Preflight preflight;
   private final CredentialsSource credentials;
   private final InvocationLog log;
@@ -59,19 +61,32 @@ public final class ArchiverHandler implements RequestStreamHandler {
    * role's keys, as in Lambda.
    */
   public ArchiverHandler(ArchiverConfig config, Function<String, String> env) {
-    this(config, CredentialsSource.from(config, env), Clock.systemUTC());
+    this(config, CredentialsSource.from(config, env), Clock.systemUTC(), env);
     // SnapStart runs this before the snapshot; on a JVM without CRaC it is never called. The
     // field keeps it reachable: CRaC holds registered resources weakly.
     Core.getGlobalContext().register(priming);
   }
 
   public ArchiverHandler(ArchiverConfig config, CredentialsSource credentials, Clock clock) {
-    this(config, S3ObjectStore.create(config, credentials), credentials, clock);
+    this(config, credentials, clock, System::getenv);
+  }
+
+  /** {@code env} also carries the table writer's own settings ({@code ICEBERG_*}). */
+  public ArchiverHandler(
+      ArchiverConfig config,
+      CredentialsSource credentials,
+      Clock clock,
+      Function<String, String> env) {
+    this(config, S3ObjectStore.create(config, credentials), credentials, clock, env);
   }
 
   private ArchiverHandler(
-      ArchiverConfig config, S3ObjectStore store, CredentialsSource credentials, Clock clock) {
-    this(config, store, Preflight.over(config, credentials, store, clock), credentials, clock);
+      ArchiverConfig config,
+      S3ObjectStore store,
+      CredentialsSource credentials,
+      Clock clock,
+      Function<String, String> env) {
+    this(config, store, Preflight.over(config, credentials, store, clock), credentials, clock, env);
   }
 
   /** Any store (tests); without a preflight check or credentials source. */
@@ -85,9 +100,25 @@ public final class ArchiverHandler implements RequestStreamHandler {
       Preflight preflight,
       CredentialsSource credentials,
       Clock clock) {
+    this(config, store, preflight, credentials, clock, System::getenv);
+  }
+
+  public ArchiverHandler(
+      ArchiverConfig config,
+      ObjectStore store,
+      Preflight preflight,
+      CredentialsSource credentials,
+      Clock clock,
+      Function<String, String> env) {
     this.config = config;
     this.clock = clock;
-    this.pipeline = new Pipeline(config, store, clock);
+    // A table format comes from another artifact, found at init; the plain jar fails here with a
+    // message naming the artifact to deploy.
+    this.pipeline =
+        config.format().isTable()
+            ? TableWriters.create(
+                new TableWriterProvider.Context(config, env, store, credentials, clock))
+            : new Pipeline(config, store, clock);
     this.preflight = preflight;
     this.credentials = credentials;
     this.log = new InvocationLog(System.out, config.title(), config.logLevel());

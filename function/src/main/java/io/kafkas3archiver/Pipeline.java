@@ -34,7 +34,7 @@ import java.util.TreeMap;
  * decode → group → encode (+compress) → upload → report, for one batch. Built once at init; holds
  * no per-invocation state.
  */
-public final class Pipeline {
+public final class Pipeline implements BatchArchiver {
   private final ArchiverConfig config;
   private final Grouper grouper;
   private final ObjectKeyTemplate keys;
@@ -71,6 +71,7 @@ public final class Pipeline {
    * object and claiming the rest of {@code [.., b]}; the restart then meets it instead of writing
    * those records again.
    */
+  @Override
   public BatchOutcome archive(KafkaBatch batch, Deadline deadline) {
     KafkaBatch guarded = rejectOtherTopics(batch);
     Map<String, TopicTally> tallies = new TreeMap<>();

@@ -50,8 +50,10 @@ final class Priming implements Resource {
     try {
       var batch = (Invocation.KafkaBatch) decoder.decode(new ByteArrayInputStream(event()));
       // The configured pipeline, end to end, into a store that keeps nothing.
-      new Pipeline(config, (key, body, type, deadline) -> new ObjectStore.PutResult(1, 0), clock)
-          .archive(batch, Deadline.in(60_000, clock));
+      if (!config.format().isTable()) {
+        new Pipeline(config, (key, body, type, deadline) -> new ObjectStore.PutResult(1, 0), clock)
+            .archive(batch, Deadline.in(60_000, clock));
+      }
       for (Format format : Format.values()) {
         for (boolean metadata : new boolean[] {false, true}) {
           Encoder encoder;

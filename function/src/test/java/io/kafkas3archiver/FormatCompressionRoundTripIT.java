@@ -128,7 +128,9 @@ class FormatCompressionRoundTripIT {
   }
 
   static Stream<Arguments> everyPair() {
+    // Table formats are read back through their table (the iceberg artifact's tests).
     return Arrays.stream(Format.values())
+        .filter(f -> !f.isTable())
         .flatMap(f -> Arrays.stream(Compression.values()).map(c -> Arguments.of(f, c)));
   }
 
@@ -271,7 +273,7 @@ class FormatCompressionRoundTripIT {
     columns.append('}');
     String from =
         switch (format) {
-          case PARQUET -> "read_parquet(" + literal + ")";
+          case PARQUET, ICEBERG -> "read_parquet(" + literal + ")";
           case CSV ->
               "read_csv("
                   + literal

@@ -51,6 +51,23 @@ class ShadedJarIT {
   }
 
   @Test
+  void shouldShipNoIcebergClassesNorTableWriter() throws IOException {
+    List<String> entries = new ArrayList<>();
+    try (ZipFile zip = new ZipFile(JAR.toFile())) {
+      Collections.list(zip.entries()).stream().map(ZipEntry::getName).forEach(entries::add);
+    }
+
+    // OUTPUT_FORMAT=iceberg ships in kafka-s3-archiver-iceberg.jar (DESIGN §9): the plain jar
+    // carries only the seam, so it can neither load Iceberg nor find a table writer.
+    assertThat(entries)
+        .contains("io/kafkas3archiver/table/TableWriterProvider.class")
+        .noneMatch(e -> e.startsWith("org/apache/iceberg/"))
+        .noneMatch(e -> e.startsWith("io/kafkas3archiver/iceberg/"))
+        .noneMatch(e -> e.startsWith("software/amazon/awssdk/services/glue/"))
+        .noneMatch(e -> e.equals("META-INF/services/io.kafkas3archiver.table.TableWriterProvider"));
+  }
+
+  @Test
   void shouldWriteParquetWithEveryCodecWithoutLoadingHadoop() throws Exception {
     Path event = wideEvent(10_000);
     Path out = dir.resolve("verbose");

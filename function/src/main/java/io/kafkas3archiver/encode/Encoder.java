@@ -28,6 +28,9 @@ public sealed interface Encoder permits JsonEncoder, CsvEncoder, ParquetEncoder 
       case NDJSON -> new JsonEncoder(false, includeKafkaMetadata);
       case CSV -> new CsvEncoder(includeKafkaMetadata);
       case PARQUET -> new ParquetEncoder(compression, includeKafkaMetadata);
+      case ICEBERG ->
+          throw new UnsupportedOperationException(
+              "OUTPUT_FORMAT=iceberg is written by the table writer, not by an object encoder");
     };
   }
 }

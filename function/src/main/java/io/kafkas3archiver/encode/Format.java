@@ -4,22 +4,29 @@ import io.kafkas3archiver.config.ConfigChoice;
 
 /** {@code OUTPUT_FORMAT}: the closed set of object formats, each with its extension. */
 public enum Format implements ConfigChoice {
-  JSON("json", "application/json"),
-  NDJSON("ndjson", "application/x-ndjson"),
-  CSV("csv", "text/csv"),
-  PARQUET("parquet", "application/vnd.apache.parquet");
+  JSON("json", "json", "application/json"),
+  NDJSON("ndjson", "ndjson", "application/x-ndjson"),
+  CSV("csv", "csv", "text/csv"),
+  PARQUET("parquet", "parquet", "application/vnd.apache.parquet"),
+  /**
+   * Parquet data files committed to an Apache Iceberg table (DESIGN §9). Written by the table
+   * writer of the iceberg artifact, not by an {@link Encoder}; the plain artifact fails init.
+   */
+  ICEBERG("iceberg", "parquet", "application/vnd.apache.parquet");
 
+  private final String configName;
   private final String extension;
   private final String contentType;
 
-  Format(String extension, String contentType) {
+  Format(String configName, String extension, String contentType) {
+    this.configName = configName;
     this.extension = extension;
     this.contentType = contentType;
   }
 
   @Override
   public String configName() {
-    return extension;
+    return configName;
   }
 
   public String extension() {
@@ -32,6 +39,11 @@ public enum Format implements ConfigChoice {
 
   /** Whether the format compresses internally (per column) instead of wrapping the stream. */
   public boolean compressesItself() {
-    return this == PARQUET;
+    return this == PARQUET || this == ICEBERG;
+  }
+
+  /** Whether batches are committed to a table instead of put as objects. */
+  public boolean isTable() {
+    return this == ICEBERG;
   }
 }

@@ -10,11 +10,23 @@ import java.util.function.ToIntFunction;
  * What happened to one batch, per topic. Every record in is accounted for: {@code recordsIn =
  * recordsWritten + recordsErrored + tombstonesSkipped + recordsFailed + recordsAlreadyArchived}.
  */
-public record BatchOutcome(List<TopicOutcome> topics, List<Failure> failures) {
+public record BatchOutcome(
+    List<TopicOutcome> topics, List<Failure> failures, List<TableCommit> commits) {
 
   public BatchOutcome {
     topics = List.copyOf(topics);
     failures = List.copyOf(failures);
+    commits = List.copyOf(commits);
+  }
+
+  /** An object-format batch: no table commits. */
+  public BatchOutcome(List<TopicOutcome> topics, List<Failure> failures) {
+    this(topics, failures, List.of());
+  }
+
+  /** Records a table commit skipped because an earlier delivery had committed them. */
+  public int recordsAlreadyCommitted() {
+    return commits.stream().mapToInt(TableCommit::recordsAlreadyCommitted).sum();
   }
 
   public boolean succeeded() {

@@ -27,7 +27,13 @@ public final class EmfMetrics {
     BYTES_WRITTEN("BytesWritten", "Bytes"),
     UPLOAD_LATENCY("UploadLatency", "Milliseconds"),
     BATCH_AGE_MS("BatchAgeMs", "Milliseconds"),
-    UPLOAD_RETRIES("UploadRetries", "Count");
+    UPLOAD_RETRIES("UploadRetries", "Count"),
+    /** OUTPUT_FORMAT=iceberg only: each table commit's latency, retries included. */
+    COMMIT_LATENCY("CommitLatency", "Milliseconds"),
+    /** OUTPUT_FORMAT=iceberg only: commit attempts that lost a race and were retried. */
+    COMMIT_RETRIES("CommitRetries", "Count"),
+    /** OUTPUT_FORMAT=iceberg only: redelivered records the table already held. */
+    RECORDS_ALREADY_COMMITTED("RecordsAlreadyCommitted", "Count");
 
     private final String metricName;
     private final String unit;
@@ -44,6 +50,10 @@ public final class EmfMetrics {
     public String unit() {
       return unit;
     }
+
+    boolean isTableMetric() {
+      return this == COMMIT_LATENCY || this == COMMIT_RETRIES || this == RECORDS_ALREADY_COMMITTED;
+    }
   }
 
   private static final JsonFactory FACTORY = new JsonFactory();
@@ -58,11 +68,13 @@ public final class EmfMetrics {
   /** Writes one document per topic of the batch. */
   public void publish(BatchOutcome outcome, long nowMillis) {
     for (TopicOutcome t : outcome.topics()) {
-      out.println(document(t, nowMillis));
+      List<TableCommit> commits =
+          outcome.commits().stream().filter(c -> c.topics().contains(t.topic())).toList();
+      out.println(document(t, commits, nowMillis));
     }
   }
 
-  private String document(TopicOutcome t, long nowMillis) {
+  private String document(TopicOutcome t, List<TableCommit> commits, long nowMillis) {
     StringWriter text = new StringWriter(512);
     try (JsonGenerator g = FACTORY.createGenerator(text)) {
       g.writeStartObject();
@@ -86,6 +98,9 @@ public final class EmfMetrics {
           continue;
         }
         if (m == Metric.UPLOAD_LATENCY && t.objects().isEmpty()) {
+          continue;
+        }
+        if (m.isTableMetric() && commits.isEmpty()) {
           continue;
         }
         g.writeStartObject();
@@ -120,6 +135,19 @@ public final class EmfMetrics {
             Metric.BATCH_AGE_MS.metricName(), Math.max(0, nowMillis - t.earliestTimestamp()));
       }
       g.writeNumberField(Metric.UPLOAD_RETRIES.metricName(), t.uploadRetries());
+      if (!commits.isEmpty()) {
+        g.writeArrayFieldStart(Metric.COMMIT_LATENCY.metricName());
+        for (TableCommit c : commits) {
+          g.writeNumber(c.latencyMillis());
+        }
+        g.writeEndArray();
+        g.writeNumberField(
+            Metric.COMMIT_RETRIES.metricName(),
+            commits.stream().mapToInt(TableCommit::retries).sum());
+        g.writeNumberField(
+            Metric.RECORDS_ALREADY_COMMITTED.metricName(),
+            commits.stream().mapToInt(TableCommit::recordsAlreadyCommitted).sum());
+      }
       g.writeEndObject();
     } catch (IOException e) {
       throw new UncheckedIOException(e);

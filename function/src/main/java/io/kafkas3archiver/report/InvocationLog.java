@@ -69,6 +69,9 @@ public final class InvocationLog {
             g.writeNumberField("batchAgeMs", Math.max(0, nowMillis - o.earliestTimestamp()));
           }
           g.writeNumberField("durationMs", durationMs);
+          if (!o.commits().isEmpty()) {
+            writeCommits(g, o);
+          }
           g.writeArrayFieldStart("keys");
           for (WrittenObject w : o.objects()) {
             g.writeString(w.key());
@@ -85,6 +88,32 @@ public final class InvocationLog {
             g.writeEndObject();
           }
         });
+  }
+
+  /**
+   * Table output: records skipped as already committed (so that {@code recordsIn = recordsWritten +
+   * recordsErrored + tombstonesSkipped + recordsFailed + recordsAlreadyCommitted}), commit retries,
+   * the slowest commit and each commit's snapshot.
+   */
+  private static void writeCommits(JsonGenerator g, BatchOutcome o) throws IOException {
+    g.writeNumberField("recordsAlreadyCommitted", o.recordsAlreadyCommitted());
+    g.writeNumberField("commitRetries", o.commits().stream().mapToInt(TableCommit::retries).sum());
+    g.writeNumberField(
+        "commitLatencyMs",
+        o.commits().stream().mapToLong(TableCommit::latencyMillis).max().orElse(0));
+    g.writeArrayFieldStart("tableCommits");
+    for (TableCommit c : o.commits()) {
+      g.writeStartObject();
+      g.writeStringField("table", c.table());
+      g.writeNumberField("snapshotId", c.snapshotId());
+      g.writeNumberField("rowsAppended", c.rowsAppended());
+      g.writeNumberField("recordsAlreadyCommitted", c.recordsAlreadyCommitted());
+      g.writeNumberField("dataFiles", c.dataFiles());
+      g.writeNumberField("attempts", c.attempts());
+      g.writeNumberField("latencyMs", c.latencyMillis());
+      g.writeEndObject();
+    }
+    g.writeEndArray();
   }
 
   /** A failure before any object was attempted (a bad event, an unknown action). */

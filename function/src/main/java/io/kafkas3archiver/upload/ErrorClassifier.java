@@ -154,6 +154,8 @@ public final class ErrorClassifier {
                   + rootMessage(failure)
                   + ". Check the network path: a function in a VPC needs an S3 gateway endpoint"
                   + " or a NAT gateway; with AWS_ENDPOINT_URL_S3 set, check that the server is up";
+          // Table errors are classified by the iceberg artifact, never from an S3 exception.
+          case COMMIT_CONFLICT, CATALOG -> rootMessage(failure);
           case TIMEOUT ->
               "The request for "
                   + target

@@ -11,7 +11,11 @@ public enum ErrorType {
   THROTTLED("Throttled", true),
   SERVER_ERROR("ServerError", true),
   NETWORK("Network", true),
-  TIMEOUT("Timeout", true);
+  TIMEOUT("Timeout", true),
+  /** OUTPUT_FORMAT=iceberg: other writers kept winning the optimistic commit until the deadline. */
+  COMMIT_CONFLICT("CommitConflict", true),
+  /** OUTPUT_FORMAT=iceberg: the catalog refused or failed a call (not found, denied, invalid). */
+  CATALOG("CatalogError", false);
 
   private final String label;
   private final boolean retryable;
@@ -38,7 +42,8 @@ public enum ErrorType {
           NO_SUCH_BUCKET,
           WRONG_REGION ->
           true;
-      case INVALID_REQUEST, THROTTLED, SERVER_ERROR, NETWORK, TIMEOUT -> false;
+      case INVALID_REQUEST, THROTTLED, SERVER_ERROR, NETWORK, TIMEOUT, COMMIT_CONFLICT, CATALOG ->
+          false;
     };
   }
 }

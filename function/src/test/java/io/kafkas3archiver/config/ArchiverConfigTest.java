@@ -45,7 +45,8 @@ class ArchiverConfigTest {
   void shouldRejectAnUnknownFormatNamingTheVariableAndTheLegalValues() {
     assertThatThrownBy(() -> ArchiverConfig.fromEnv(env("OUTPUT_FORMAT", "xml")))
         .isInstanceOf(ConfigException.class)
-        .hasMessage("OUTPUT_FORMAT='xml' is not valid; legal values: json, ndjson, csv, parquet");
+        .hasMessage(
+            "OUTPUT_FORMAT='xml' is not valid; legal values: json, ndjson, csv, parquet, iceberg");
   }
 
   @Test

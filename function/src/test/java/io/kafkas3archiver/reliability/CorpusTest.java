@@ -247,7 +247,7 @@ class CorpusTest {
     return switch (f) {
       case JSON, NDJSON -> "json";
       case CSV -> "csv";
-      case PARQUET -> null;
+      case PARQUET, ICEBERG -> null;
     };
   }
 

@@ -14,7 +14,11 @@ enum ArchiverMetrics {
   BYTES_WRITTEN("BytesWritten", "Bytes"),
   UPLOAD_LATENCY("UploadLatency", "Milliseconds"),
   BATCH_AGE_MS("BatchAgeMs", "Milliseconds"),
-  UPLOAD_RETRIES("UploadRetries", "Count");
+  UPLOAD_RETRIES("UploadRetries", "Count"),
+  /** OUTPUT_FORMAT=iceberg only. */
+  COMMIT_LATENCY("CommitLatency", "Milliseconds"),
+  COMMIT_RETRIES("CommitRetries", "Count"),
+  RECORDS_ALREADY_COMMITTED("RecordsAlreadyCommitted", "Count");
 
   /** EmfMetrics.NAMESPACE. */
   static final String NAMESPACE = "KafkaS3Archiver";

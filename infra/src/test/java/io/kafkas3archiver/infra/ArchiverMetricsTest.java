@@ -41,7 +41,7 @@ class ArchiverMetricsTest {
         Arrays.stream(ArchiverMetrics.values())
             .map(x -> x.name() + " " + x.metricName() + " " + x.unit())
             .toList();
-    assertThat(infra).hasSize(9).isEqualTo(function);
+    assertThat(infra).hasSize(12).isEqualTo(function);
   }
 
   @Test

@@ -1,0 +1,41 @@
+package io.kafkas3archiver.iceberg;
+
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+
+/**
+ * The last committed offset of every topic-partition. Each of our appends writes the whole map into
+ * its snapshot summary (carried forward, so expiring old snapshots loses nothing). Reading takes
+ * the highest offset per partition over every ancestor that carries the map: Iceberg rebases an
+ * append onto a newer snapshot when the commit races a writer that added no data files, and such a
+ * rebased summary may hold an older offset for that writer's partitions; the maximum over history
+ * never goes back. Snapshots without the map (compactions, other engines) are walked past.
+ */
+final class CommittedOffsets {
+  static final String MARKER = "kafka-s3-archiver.offsets";
+  static final String MARKER_VERSION = "1";
+  static final String PREFIX = "kafka-s3-archiver.offset.";
+
+  private CommittedOffsets() {}
+
+  static Map<String, Long> read(Table table) {
+    Map<String, Long> offsets = new HashMap<>();
+    Snapshot s = table.currentSnapshot();
+    while (s != null) {
+      Map<String, String> summary = s.summary();
+      if (summary != null && MARKER_VERSION.equals(summary.get(MARKER))) {
+        summary.forEach(
+            (k, v) -> {
+              if (k.startsWith(PREFIX)) {
+                offsets.merge(k.substring(PREFIX.length()), Long.parseLong(v), Math::max);
+              }
+            });
+      }
+      Long parent = s.parentId();
+      s = parent == null ? null : table.snapshot(parent);
+    }
+    return offsets;
+  }
+}

@@ -1,0 +1,443 @@
+package io.kafkas3archiver.iceberg;
+
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kafkas3archiver.decode.Header;
+import io.kafkas3archiver.decode.KafkaRecord;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+
+/**
+ * Maps Kafka records to rows of an Iceberg table: a record's JSON object value gives one column per
+ * top-level field (nested values as JSON text), beside the {@code kafka_*} columns. New fields add
+ * columns; a column only ever changes by a legal Iceberg promotion (int→long, float→double); a
+ * value that fits neither its column nor a promotion is rejected with the reason, never rounded.
+ */
+final class TableRows {
+  static final String TOPIC = "kafka_topic";
+  static final String PARTITION = "kafka_partition";
+  static final String OFFSET = "kafka_offset";
+  static final String TIMESTAMP = "kafka_timestamp";
+  static final String TIMESTAMP_TYPE = "kafka_timestamp_type";
+  static final String KEY = "kafka_key";
+  static final String HEADERS = "kafka_headers";
+
+  /** Fields past the column cap, as one JSON object text: kept, not dropped (DESIGN §4). */
+  static final String OVERFLOW = "kafka_overflow_json";
+
+  /** Value columns per table. A 5,000-field record keeps the rest in {@link #OVERFLOW}. */
+  static final int MAX_VALUE_COLUMNS = 500;
+
+  private static final Set<String> RESERVED =
+      Set.of(TOPIC, PARTITION, OFFSET, TIMESTAMP, TIMESTAMP_TYPE, KEY, HEADERS, OVERFLOW);
+
+  private static final ObjectMapper JSON =
+      JsonMapper.builder()
+          .nodeFactory(JsonNodeFactory.withExactBigDecimals(true))
+          .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          .build();
+
+  static {
+    JSON.getFactory()
+        .setStreamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(10_000).build());
+  }
+
+  private final boolean metadata;
+
+  TableRows(boolean metadata) {
+    this.metadata = metadata;
+  }
+
+  /** The columns of a new table: the {@code kafka_*} columns; value columns come with the data. */
+  Schema initialSchema() {
+    List<Types.NestedField> columns = new ArrayList<>();
+    columns.add(Types.NestedField.optional(1, TOPIC, Types.StringType.get()));
+    columns.add(Types.NestedField.optional(2, PARTITION, Types.IntegerType.get()));
+    columns.add(Types.NestedField.optional(3, OFFSET, Types.LongType.get()));
+    columns.add(Types.NestedField.optional(4, TIMESTAMP, Types.TimestampType.withZone()));
+    if (metadata) {
+      columns.add(Types.NestedField.optional(5, TIMESTAMP_TYPE, Types.StringType.get()));
+      columns.add(Types.NestedField.optional(6, KEY, Types.BinaryType.get()));
+      columns.add(
+          Types.NestedField.optional(
+              7,
+              HEADERS,
+              Types.ListType.ofOptional(
+                  8,
+                  Types.StructType.of(
+                      Types.NestedField.optional(9, "name", Types.StringType.get()),
+                      Types.NestedField.optional(10, "value", Types.BinaryType.get())))));
+    }
+    return new Schema(columns);
+  }
+
+  /** Partitioned by the hour of the record's Kafka timestamp (DESIGN §9). */
+  static PartitionSpec spec(Schema schema) {
+    return PartitionSpec.builderFor(schema).hour(TIMESTAMP).build();
+  }
+
+  /** A record's value, parsed: a JSON object, a tombstone, or why it can't be a row. */
+  record Parsed(KafkaRecord record, ObjectNode value, String rejection) {
+    boolean tombstone() {
+      return record.value() == null;
+    }
+  }
+
+  Parsed parse(KafkaRecord r) {
+    if (r.value() == null) {
+      return new Parsed(r, null, null);
+    }
+    String text;
+    try {
+      text =
+          StandardCharsets.UTF_8
+              .newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT)
+              .decode(ByteBuffer.wrap(r.value()))
+              .toString();
+    } catch (CharacterCodingException e) {
+      return new Parsed(r, null, "the value is not valid UTF-8; iceberg rows need a JSON object");
+    }
+    if (!text.isEmpty() && text.charAt(0) == '\uFEFF') {
+      text = text.substring(1);
+    }
+    JsonNode node;
+    try {
+      node = JSON.readTree(text);
+    } catch (Exception e) {
+      // The parser's message quotes the payload; name the failure only (DESIGN §6).
+      return new Parsed(r, null, "the value is not JSON; iceberg rows need a JSON object");
+    }
+    if (node == null || !node.isObject()) {
+      String kind = node == null || node.isMissingNode() ? "empty" : node.getNodeType().name();
+      return new Parsed(
+          r,
+          null,
+          "the value is a JSON " + kind.toLowerCase() + "; iceberg rows need a JSON object");
+    }
+    return new Parsed(r, (ObjectNode) node, null);
+  }
+
+  /** The column a value field is stored under: reserved and empty names are moved aside. */
+  static String columnName(String field) {
+    if (field.isEmpty()) {
+      return "_";
+    }
+    return RESERVED.contains(field) ? "value_" + field : field;
+  }
+
+  private enum Kind {
+    BOOLEAN,
+    LONG,
+    BIG_INTEGER,
+    FRACTION,
+    STRING,
+    NESTED
+  }
+
+  private static Kind kind(JsonNode v) {
+    if (v.isBoolean()) {
+      return Kind.BOOLEAN;
+    }
+    if (v.isIntegralNumber()) {
+      return v.canConvertToLong() ? Kind.LONG : Kind.BIG_INTEGER;
+    }
+    if (v.isNumber()) {
+      BigDecimal d = v.decimalValue();
+      // 1.0e5 and 2.0 are whole numbers written with a fraction: a long column holds them.
+      if (d.signum() == 0 || d.stripTrailingZeros().scale() <= 0) {
+        try {
+          d.toBigIntegerExact().longValueExact();
+          return Kind.LONG;
+        } catch (ArithmeticException e) {
+          return Kind.BIG_INTEGER;
+        }
+      }
+      return Kind.FRACTION;
+    }
+    if (v.isTextual()) {
+      return Kind.STRING;
+    }
+    return Kind.NESTED;
+  }
+
+  /** What the schema must gain before these rows can be written. */
+  record Evolution(Map<String, Type> added, Map<String, Type> promoted) {
+    boolean isEmpty() {
+      return added.isEmpty() && promoted.isEmpty();
+    }
+  }
+
+  Evolution evolution(Schema schema, List<Parsed> rows) {
+    Map<String, EnumSet<Kind>> seen = new LinkedHashMap<>();
+    for (Parsed p : rows) {
+      if (p.value() == null) {
+        continue;
+      }
+      Iterator<Map.Entry<String, JsonNode>> fields = p.value().fields();
+      while (fields.hasNext()) {
+        var f = fields.next();
+        if (f.getValue().isNull()) {
+          seen.computeIfAbsent(columnName(f.getKey()), k -> EnumSet.noneOf(Kind.class));
+          continue;
+        }
+        seen.computeIfAbsent(columnName(f.getKey()), k -> EnumSet.noneOf(Kind.class))
+            .add(kind(f.getValue()));
+      }
+    }
+    long valueColumns = schema.columns().stream().filter(c -> !RESERVED.contains(c.name())).count();
+    boolean hasOverflow = schema.findField(OVERFLOW) != null;
+    Map<String, Type> added = new LinkedHashMap<>();
+    Map<String, Type> promoted = new LinkedHashMap<>();
+    boolean needsOverflow = false;
+    for (var e : seen.entrySet()) {
+      Types.NestedField existing = schema.findField(e.getKey());
+      EnumSet<Kind> kinds = e.getValue();
+      if (existing != null) {
+        Type promotion = promotion(existing.type(), kinds);
+        if (promotion != null) {
+          promoted.put(e.getKey(), promotion);
+        }
+        continue;
+      }
+      if (kinds.isEmpty()) {
+        continue; // only nulls so far: the type comes with the first value
+      }
+      if (valueColumns + added.size() >= MAX_VALUE_COLUMNS) {
+        needsOverflow = true;
+        continue;
+      }
+      added.put(e.getKey(), inferred(kinds));
+    }
+    if (needsOverflow && !hasOverflow) {
+      added.put(OVERFLOW, Types.StringType.get());
+    }
+    return new Evolution(added, promoted);
+  }
+
+  private static Type inferred(EnumSet<Kind> kinds) {
+    if (kinds.equals(EnumSet.of(Kind.BOOLEAN))) {
+      return Types.BooleanType.get();
+    }
+    if (kinds.equals(EnumSet.of(Kind.LONG))) {
+      return Types.LongType.get();
+    }
+    if (EnumSet.of(Kind.LONG, Kind.FRACTION).containsAll(kinds)) {
+      return Types.DoubleType.get();
+    }
+    if (EnumSet.of(Kind.LONG, Kind.BIG_INTEGER).containsAll(kinds)) {
+      return Types.DecimalType.of(38, 0);
+    }
+    // Mixed kinds, text, nested values: JSON text keeps every one of them exactly.
+    return Types.StringType.get();
+  }
+
+  /** The legal promotion these values need, or null when none is needed (or none would help). */
+  private static Type promotion(Type column, EnumSet<Kind> kinds) {
+    if (column.typeId() == Type.TypeID.INTEGER && kinds.contains(Kind.LONG)) {
+      return Types.LongType.get();
+    }
+    if (column.typeId() == Type.TypeID.FLOAT
+        && (kinds.contains(Kind.FRACTION) || kinds.contains(Kind.LONG))) {
+      return Types.DoubleType.get();
+    }
+    return null;
+  }
+
+  /** A row, or why the record can't be one in this schema. */
+  record Row(Record record, String rejection) {}
+
+  Row row(Schema schema, Parsed p) {
+    GenericRecord row = GenericRecord.create(schema);
+    KafkaRecord r = p.record();
+    row.setField(TOPIC, r.topic());
+    row.setField(PARTITION, r.partition());
+    row.setField(OFFSET, r.offset());
+    row.setField(
+        TIMESTAMP,
+        r.timestamp() < 0 ? null : Instant.ofEpochMilli(r.timestamp()).atOffset(ZoneOffset.UTC));
+    if (metadata) {
+      row.setField(TIMESTAMP_TYPE, r.timestampType());
+      row.setField(KEY, r.key() == null ? null : ByteBuffer.wrap(r.key()));
+      Types.NestedField headers = schema.findField(HEADERS);
+      Types.StructType header = headers.type().asListType().elementType().asStructType();
+      List<Record> list = new ArrayList<>(r.headers().size());
+      for (Header h : r.headers()) {
+        GenericRecord hr = GenericRecord.create(header);
+        hr.setField("name", h.name());
+        hr.setField("value", h.value() == null ? null : ByteBuffer.wrap(h.value()));
+        list.add(hr);
+      }
+      row.setField(HEADERS, list);
+    }
+    if (p.value() == null) {
+      return new Row(row, null);
+    }
+    ObjectNode overflow = null;
+    Iterator<Map.Entry<String, JsonNode>> fields = p.value().fields();
+    while (fields.hasNext()) {
+      var f = fields.next();
+      String name = columnName(f.getKey());
+      Types.NestedField column = schema.findField(name);
+      if (column == null) {
+        if (f.getValue().isNull()) {
+          continue;
+        }
+        if (overflow == null) {
+          overflow = JSON.createObjectNode();
+        }
+        overflow.set(f.getKey(), f.getValue());
+        continue;
+      }
+      Object value;
+      try {
+        value = convert(column.type(), f.getValue());
+      } catch (NotRepresentable e) {
+        return new Row(
+            null,
+            "field '"
+                + f.getKey()
+                + "' holds "
+                + e.getMessage()
+                + ", which the table's "
+                + column.type()
+                + " column cannot hold exactly, and no legal Iceberg promotion (int→long,"
+                + " float→double, decimal widening) leads there; the row is kept here instead of"
+                + " rounded");
+      }
+      row.setField(name, value);
+    }
+    if (overflow != null) {
+      if (schema.findField(OVERFLOW) == null) {
+        return new Row(
+            null,
+            "the record has fields without a column and the table has no " + OVERFLOW + " column");
+      }
+      row.setField(OVERFLOW, overflow.toString());
+    }
+    return new Row(row, null);
+  }
+
+  private static final class NotRepresentable extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    NotRepresentable(String what) {
+      super(what, null, false, false);
+    }
+  }
+
+  private static Object convert(Type type, JsonNode v) throws NotRepresentable {
+    if (v.isNull()) {
+      return null;
+    }
+    Kind kind = kind(v);
+    return switch (type.typeId()) {
+      case STRING -> v.isTextual() ? v.textValue() : jsonText(v);
+      case BOOLEAN -> {
+        if (kind != Kind.BOOLEAN) {
+          throw new NotRepresentable(describe(kind));
+        }
+        yield v.booleanValue();
+      }
+      case INTEGER -> {
+        long l = exactLong(v, kind);
+        if (l < Integer.MIN_VALUE || l > Integer.MAX_VALUE) {
+          throw new NotRepresentable("an integer beyond int");
+        }
+        yield (int) l;
+      }
+      case LONG -> exactLong(v, kind);
+      case FLOAT -> {
+        BigDecimal d = number(v, kind);
+        float f = d.floatValue();
+        if (!Float.isFinite(f) || new BigDecimal(Float.toString(f)).compareTo(d) != 0) {
+          throw new NotRepresentable("a number that a float would round");
+        }
+        yield f;
+      }
+      case DOUBLE -> {
+        BigDecimal d = number(v, kind);
+        double x = d.doubleValue();
+        if (!Double.isFinite(x) || new BigDecimal(Double.toString(x)).compareTo(d) != 0) {
+          throw new NotRepresentable("a number that a double would round");
+        }
+        yield x;
+      }
+      case DECIMAL -> {
+        Types.DecimalType t = (Types.DecimalType) type;
+        BigDecimal d = number(v, kind);
+        try {
+          BigDecimal scaled = d.setScale(t.scale());
+          if (scaled.precision() > t.precision()) {
+            throw new NotRepresentable("a number wider than " + t);
+          }
+          yield scaled;
+        } catch (ArithmeticException e) {
+          throw new NotRepresentable("a number with more fraction digits than " + t);
+        }
+      }
+      default -> throw new NotRepresentable(describe(kind));
+    };
+  }
+
+  private static long exactLong(JsonNode v, Kind kind) throws NotRepresentable {
+    if (kind != Kind.LONG) {
+      throw new NotRepresentable(describe(kind));
+    }
+    return v.isIntegralNumber() ? v.longValue() : v.decimalValue().longValueExact();
+  }
+
+  private static BigDecimal number(JsonNode v, Kind kind) throws NotRepresentable {
+    return switch (kind) {
+      case LONG, FRACTION -> v.decimalValue();
+      case BIG_INTEGER ->
+          new BigDecimal(v.bigIntegerValue() == null ? BigInteger.ZERO : v.bigIntegerValue());
+      default -> throw new NotRepresentable(describe(kind));
+    };
+  }
+
+  private static String describe(Kind kind) {
+    return switch (kind) {
+      case BOOLEAN -> "a boolean";
+      case LONG -> "an integer";
+      case BIG_INTEGER -> "an integer beyond long";
+      case FRACTION -> "a fraction";
+      case STRING -> "a string";
+      case NESTED -> "a nested object or array";
+    };
+  }
+
+  private static String jsonText(JsonNode v) {
+    if (v.isNumber()) {
+      // The number exactly as it was written (the parser kept it as an exact BigDecimal).
+      return v.isIntegralNumber() ? v.bigIntegerValue().toString() : v.decimalValue().toString();
+    }
+    return v.toString();
+  }
+}

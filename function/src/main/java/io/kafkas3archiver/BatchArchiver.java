@@ -1,0 +1,14 @@
+package io.kafkas3archiver;
+
+import io.kafkas3archiver.decode.Invocation.KafkaBatch;
+import io.kafkas3archiver.report.BatchOutcome;
+import io.kafkas3archiver.upload.Deadline;
+
+/**
+ * Archives one decoded batch and says what happened to every record. {@link Pipeline} puts objects;
+ * a table writer (the iceberg artifact) commits to a table. The handler holds one, chosen at init
+ * from {@code OUTPUT_FORMAT}.
+ */
+public interface BatchArchiver {
+  BatchOutcome archive(KafkaBatch batch, Deadline deadline);
+}
