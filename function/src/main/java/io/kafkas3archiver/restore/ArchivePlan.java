@@ -115,20 +115,44 @@ final class ArchivePlan {
       if (next == null) {
         return duplicates;
       }
-      ObjectRows rows = loader.load(next);
-      Map<Integer, List<ArchivedRecord>> parts = new TreeMap<>();
-      for (ArchivedRecord r : rows.records()) {
-        if ((only == Integer.MIN_VALUE || r.partition() == only) && inRange.test(r)) {
-          Deque<Entry> q = queues.get(r.partition());
-          if (q != null && q.peekFirst() == next) {
-            parts.computeIfAbsent(r.partition(), k -> new ArrayList<>()).add(r);
-          }
+      List<Integer> handled = new ArrayList<>();
+      for (Map.Entry<Integer, Deque<Entry>> q : queues.entrySet()) {
+        if ((only == Integer.MIN_VALUE || q.getKey() == only) && q.getValue().peekFirst() == next) {
+          handled.add(q.getKey());
         }
       }
-      for (Map.Entry<Integer, List<ArchivedRecord>> part : parts.entrySet()) {
-        List<ArchivedRecord> list = part.getValue();
+      // Objects whose offset ranges overlap in a partition (a batch's data and error objects, a
+      // redelivery's duplicate) are merged by offset, so neither hides the other's records.
+      Map<Entry, ObjectRows> loaded = new HashMap<>();
+      List<Entry> finished = new ArrayList<>();
+      for (int p : handled) {
+        Deque<Entry> q = queues.get(p);
+        List<Entry> cluster = new ArrayList<>();
+        long max = Long.MIN_VALUE;
+        while (!q.isEmpty()
+            && (cluster.isEmpty() || q.peekFirst().spans().get(p).minOffset() <= max)) {
+          Entry e = q.pollFirst();
+          cluster.add(e);
+          max = Math.max(max, e.spans().get(p).maxOffset());
+          if (pendingIn.merge(e, -1, Integer::sum) == 0) {
+            finished.add(e);
+          }
+        }
+        List<ArchivedRecord> list = new ArrayList<>();
+        for (Entry e : cluster) {
+          ObjectRows rows = loaded.get(e);
+          if (rows == null) {
+            rows = loader.load(e);
+            loaded.put(e, rows);
+          }
+          for (ArchivedRecord r : rows.records()) {
+            if (r.partition() == p && inRange.test(r)) {
+              list.add(r);
+            }
+          }
+        }
         list.sort(Comparator.comparingLong(ArchivedRecord::offset));
-        long lastOffset = last.getOrDefault(part.getKey(), Long.MIN_VALUE);
+        long lastOffset = last.getOrDefault(p, Long.MIN_VALUE);
         for (ArchivedRecord r : list) {
           if (r.offset() <= lastOffset) {
             duplicates++;
@@ -137,15 +161,11 @@ final class ArchivePlan {
           sink.accept(r, next);
           lastOffset = r.offset();
         }
-        last.put(part.getKey(), lastOffset);
+        last.put(p, lastOffset);
       }
-      for (Map.Entry<Integer, Deque<Entry>> q : queues.entrySet()) {
-        if ((only == Integer.MIN_VALUE || q.getKey() == only) && q.getValue().peekFirst() == next) {
-          q.getValue().pollFirst();
-          pendingIn.merge(next, -1, Integer::sum);
-        }
+      for (Entry e : finished) {
+        sink.objectDone(e);
       }
-      sink.objectDone(next);
     }
   }
 
