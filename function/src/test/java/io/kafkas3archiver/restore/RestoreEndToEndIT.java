@@ -285,9 +285,8 @@ class RestoreEndToEndIT {
 
     String output = restore(topic, topic, "--verify");
 
-    assertThat(output).contains("already restored; resuming after them");
-    assertThat(consumeAll(topic, true)).isEqualTo(source);
-    assertThat(output).contains("verify: OK");
+    assertSameRecords(consumeAll(topic, true), source);
+    assertThat(output).contains("already restored; resuming after them").contains("verify: OK");
   }
 
   @Test
