@@ -1,0 +1,202 @@
+package io.kafkas3archiver.restore;
+
+import io.kafkas3archiver.decode.Header;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.example.data.simple.convert.GroupRecordConverter;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.io.ColumnIOFactory;
+import org.apache.parquet.io.DelegatingSeekableInputStream;
+import org.apache.parquet.io.InputFile;
+import org.apache.parquet.io.RecordReader;
+import org.apache.parquet.io.SeekableInputStream;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType;
+import org.apache.parquet.schema.Type;
+
+/**
+ * Reads a {@code parquet} object back into records, without Hadoop: the file is in memory (one
+ * object at a time), pages are decompressed by {@link ParquetDecompressors}.
+ */
+final class ParquetRows {
+  private ParquetRows() {}
+
+  static ObjectRows read(byte[] body, String topic, long ordinal) throws IOException {
+    ParquetReadOptions options =
+        ParquetReadOptions.builder(new PlainParquetConfiguration())
+            .withCodecFactory(ParquetDecompressors.INSTANCE)
+            .build();
+    List<ArchivedRecord> records = new ArrayList<>();
+    int otherTopic = 0;
+    boolean metadata;
+    try (ParquetFileReader reader = ParquetFileReader.open(new BytesInputFile(body), options)) {
+      MessageType schema = reader.getFooter().getFileMetaData().getSchema();
+      List<Type> fields = schema.getFields();
+      int topicCol = index(schema, "kafka_topic");
+      int partitionCol = index(schema, "kafka_partition");
+      int offsetCol = index(schema, "kafka_offset");
+      int timestampCol = index(schema, "kafka_timestamp");
+      int timestampTypeCol = index(schema, "kafka_timestamp_type");
+      int keyCol = index(schema, "kafka_key");
+      int headersCol = index(schema, "kafka_headers");
+      int keyBase64Col = index(schema, "kafka_key_base64");
+      metadata = partitionCol >= 0 && offsetCol >= 0;
+      int row = 0;
+      PageReadStore pages;
+      while ((pages = reader.readNextRowGroup()) != null) {
+        RecordReader<Group> rr =
+            new ColumnIOFactory()
+                .getColumnIO(schema)
+                .getRecordReader(pages, new GroupRecordConverter(schema));
+        for (long i = 0; i < pages.getRowCount(); i++) {
+          Group g = rr.read();
+          List<TabularValue.Cell> cells = new ArrayList<>();
+          for (int c = 0; c < fields.size(); c++) {
+            if (metadata
+                && (c == topicCol
+                    || c == partitionCol
+                    || c == offsetCol
+                    || c == timestampCol
+                    || c == timestampTypeCol
+                    || c == keyCol
+                    || c == headersCol
+                    || c == keyBase64Col)) {
+              continue;
+            }
+            cells.add(cell(g, c, fields.get(c)));
+          }
+          byte[] value = TabularValue.build(cells);
+          if (!metadata) {
+            records.add(
+                new ArchivedRecord(
+                    ArchivedRecord.NO_PARTITION,
+                    JsonRows.syntheticOffset(ordinal, row++),
+                    -1,
+                    null,
+                    value,
+                    List.of(),
+                    false));
+            continue;
+          }
+          row++;
+          if (topicCol >= 0 && !topic.equals(g.getString(topicCol, 0))) {
+            otherTopic++;
+            continue;
+          }
+          byte[] key = null;
+          if (keyBase64Col >= 0 && present(g, keyBase64Col)) {
+            key = Base64.getDecoder().decode(g.getString(keyBase64Col, 0));
+          } else if (keyCol >= 0 && present(g, keyCol)) {
+            key = g.getString(keyCol, 0).getBytes(StandardCharsets.UTF_8);
+          }
+          List<Header> headers =
+              headersCol >= 0 && present(g, headersCol)
+                  ? HeadersText.parse(g.getString(headersCol, 0))
+                  : List.of();
+          long timestamp =
+              timestampCol >= 0 && present(g, timestampCol) ? g.getLong(timestampCol, 0) : -1;
+          records.add(
+              new ArchivedRecord(
+                  g.getInteger(partitionCol, 0),
+                  g.getLong(offsetCol, 0),
+                  timestamp,
+                  key,
+                  value,
+                  headers,
+                  false));
+        }
+      }
+    }
+    return new ObjectRows(records, metadata, otherTopic, 0);
+  }
+
+  private static int index(MessageType schema, String name) {
+    return schema.containsField(name) ? schema.getFieldIndex(name) : -1;
+  }
+
+  private static boolean present(Group g, int c) {
+    return g.getFieldRepetitionCount(c) > 0;
+  }
+
+  /** A value column's cell as JSON text (numbers, booleans) or as text (strings, instants). */
+  private static TabularValue.Cell cell(Group g, int c, Type type) {
+    String name = type.getName();
+    if (!present(g, c)) {
+      return new TabularValue.Cell(name, null, false);
+    }
+    PrimitiveType p = type.asPrimitiveType();
+    LogicalTypeAnnotation logical = p.getLogicalTypeAnnotation();
+    return switch (p.getPrimitiveTypeName()) {
+      case BOOLEAN -> new TabularValue.Cell(name, Boolean.toString(g.getBoolean(c, 0)), true);
+      case INT32 -> new TabularValue.Cell(name, Integer.toString(g.getInteger(c, 0)), true);
+      case INT64 -> {
+        long v = g.getLong(c, 0);
+        if (logical instanceof LogicalTypeAnnotation.TimestampLogicalTypeAnnotation ts) {
+          Instant instant =
+              switch (ts.getUnit()) {
+                case MILLIS -> Instant.ofEpochMilli(v);
+                case MICROS ->
+                    Instant.ofEpochSecond(
+                        Math.floorDiv(v, 1_000_000L), Math.floorMod(v, 1_000_000L) * 1_000L);
+                case NANOS ->
+                    Instant.ofEpochSecond(
+                        Math.floorDiv(v, 1_000_000_000L), Math.floorMod(v, 1_000_000_000L));
+              };
+          yield new TabularValue.Cell(name, instant.toString(), false);
+        }
+        yield new TabularValue.Cell(name, Long.toString(v), true);
+      }
+      case DOUBLE -> new TabularValue.Cell(name, Double.toString(g.getDouble(c, 0)), true);
+      case FLOAT -> new TabularValue.Cell(name, Float.toString(g.getFloat(c, 0)), true);
+      default -> new TabularValue.Cell(name, g.getString(c, 0), false);
+    };
+  }
+
+  /** A whole Parquet file held in memory. */
+  private record BytesInputFile(byte[] data) implements InputFile {
+    @Override
+    public long getLength() {
+      return data.length;
+    }
+
+    @Override
+    public SeekableInputStream newStream() {
+      Positioned in = new Positioned(data);
+      return new DelegatingSeekableInputStream(in) {
+        @Override
+        public long getPos() {
+          return in.position();
+        }
+
+        @Override
+        public void seek(long newPos) {
+          in.seek(newPos);
+        }
+      };
+    }
+  }
+
+  private static final class Positioned extends ByteArrayInputStream {
+    Positioned(byte[] data) {
+      super(data);
+    }
+
+    long position() {
+      return pos;
+    }
+
+    void seek(long newPos) {
+      pos = (int) newPos;
+    }
+  }
+}

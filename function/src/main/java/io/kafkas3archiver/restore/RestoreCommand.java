@@ -1,0 +1,77 @@
+package io.kafkas3archiver.restore;
+
+import java.io.PrintStream;
+import java.net.URI;
+import java.util.Optional;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3Configuration;
+
+/**
+ * {@code ./mvnw -q -pl function exec:java@restore -Dexec.args="--help"}: restores an archived range
+ * into Kafka. Exit code 0 on success, 1 on a failed restore or verify, 2 on a bad command line.
+ */
+public final class RestoreCommand {
+  private RestoreCommand() {}
+
+  public static void main(String[] args) {
+    int rc = run(args, System.out, System.err);
+    System.out.flush();
+    System.exit(rc);
+  }
+
+  /** Runs the command; returns the exit code. */
+  public static int run(String[] args, PrintStream out, PrintStream err) {
+    Optional<RestoreOptions> parsed;
+    try {
+      parsed = RestoreOptions.parse(args);
+    } catch (RestoreOptions.UsageException e) {
+      err.println("restore: " + e.getMessage());
+      return 2;
+    }
+    if (parsed.isEmpty()) {
+      out.print(RestoreOptions.USAGE);
+      return 0;
+    }
+    RestoreOptions options = parsed.get();
+    try (S3Client s3 = s3(options)) {
+      Restorer.Result result =
+          new Restorer(options, new ArchiveReader(s3, options.bucket(), options.topic()), out)
+              .run();
+      return options.verify() && !result.verified() ? 1 : 0;
+    } catch (Restorer.RestoreException e) {
+      err.println("restore failed: " + e.getMessage());
+      return 1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      err.println("restore interrupted; rerun the same command to resume from the checkpoint");
+      return 1;
+    } catch (Exception e) {
+      err.println(
+          "restore failed: "
+              + e.getClass().getSimpleName()
+              + ": "
+              + e.getMessage()
+              + "; rerun the same command to resume from the checkpoint");
+      return 1;
+    }
+  }
+
+  static S3Client s3(RestoreOptions options) {
+    var builder =
+        S3Client.builder()
+            .httpClient(UrlConnectionHttpClient.builder().build())
+            .forcePathStyle(options.pathStyle());
+    options.region().ifPresent(r -> builder.region(Region.of(r)));
+    options
+        .endpointUrl()
+        .ifPresent(
+            e -> {
+              builder.endpointOverride(URI.create(e));
+              builder.serviceConfiguration(
+                  S3Configuration.builder().chunkedEncodingEnabled(false).build());
+            });
+    return builder.build();
+  }
+}

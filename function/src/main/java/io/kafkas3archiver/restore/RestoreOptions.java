@@ -1,0 +1,318 @@
+package io.kafkas3archiver.restore;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The restore command's settings, parsed and checked once. Every error names the flag, the bad
+ * value and what is legal.
+ */
+public record RestoreOptions(
+    String bucket,
+    String topic,
+    String keyPrefix,
+    Optional<String> listPrefix,
+    Set<Integer> partitions,
+    long fromOffset,
+    long toOffset,
+    Optional<Instant> from,
+    Optional<Instant> to,
+    Optional<String> bootstrapServers,
+    String targetTopic,
+    Map<String, String> producerProperties,
+    boolean mskIam,
+    boolean rekey,
+    boolean includeErrors,
+    boolean dryRun,
+    boolean verify,
+    boolean verifyOnly,
+    boolean restart,
+    double maxMbPerSec,
+    String checkpointTopic,
+    String transactionalId,
+    int transactionRecords,
+    Optional<String> region,
+    Optional<String> endpointUrl,
+    boolean pathStyle,
+    long progressIntervalMs) {
+
+  public static final String USAGE =
+      """
+      Usage: restore --bucket B --topic T [range] [target] [options]
+
+      Replays archived records (written with INCLUDE_KAFKA_METADATA=true) back into Kafka: key and
+      value bytes, headers, create-time timestamps, and per-partition order. See docs/restore.md.
+
+      Source
+        --bucket B                 the archive bucket (required)
+        --topic T                  the archived topic (required)
+        --key-prefix P             KEY_PREFIX of the archive (default condense): data is listed
+                                   under P/T/, error objects under P/_errors/T/
+        --list-prefix X            list data objects under X instead (a custom KEY_TEMPLATE)
+        --region R                 the bucket's region (default: the SDK's region chain)
+        --endpoint-url U           an S3-compatible endpoint (MinIO, S3Proxy); also AWS_ENDPOINT_URL_S3
+        --path-style               path-style S3 requests (most S3-compatible servers need this)
+      Range (all optional, combined with AND)
+        --partitions 0,2,5         only these source partitions
+        --from-offset N            first source offset to restore, per partition (inclusive)
+        --to-offset N              last source offset to restore, per partition (inclusive)
+        --from 2026-03-01T00:00:00Z  first record create time (inclusive, ISO-8601 instant)
+        --to 2026-04-01T00:00:00Z    end of record create time (exclusive)
+      Target
+        --bootstrap-servers S      target cluster (required unless --dry-run)
+        --target-topic T2          target topic (default: the archived topic); it must exist
+        --producer-property k=v    any Kafka producer/admin/consumer setting; repeatable
+                                   (security.protocol, sasl.mechanism, sasl.jaas.config, ssl.*)
+        --producer-config FILE     the same settings from a properties file
+        --msk-iam                  MSK IAM auth (SASL_SSL + AWS_MSK_IAM, credentials from the SDK chain)
+      Behaviour
+        --rekey                    route by key hash (the target's partitioner) instead of keeping
+                                   the source partition number
+        --include-errors           also restore the records of error objects, with their raw bytes
+        --dry-run                  print objects, records, bytes and time span, restore nothing
+        --verify                   after the restore, compare count and checksum per partition
+        --verify-only              only compare archive and target, restore nothing
+        --restart                  ignore the checkpoint and restore the whole range again
+        --max-mb-per-sec X         rate limit on key+value+header bytes (default: unlimited)
+        --checkpoint-topic C       where progress is stored (default: <target-topic>.restore-checkpoint)
+        --transactional-id ID      (default: kafka-s3-archiver-restore.<target-topic>)
+        --transaction-records N    records per transaction (default 5000)
+        --progress-seconds N       progress line interval (default 5)
+        --help                     this text
+      """;
+
+  /** A bad command line: the message says which flag, what was given and what is legal. */
+  public static final class UsageException extends IllegalArgumentException {
+    public UsageException(String message) {
+      super(message);
+    }
+  }
+
+  /** Parses {@code args}; {@link Optional#empty()} for {@code --help}. */
+  public static Optional<RestoreOptions> parse(String... args) {
+    Map<String, List<String>> flags = new LinkedHashMap<>();
+    Set<String> switches =
+        Set.of(
+            "--msk-iam",
+            "--rekey",
+            "--include-errors",
+            "--dry-run",
+            "--verify",
+            "--verify-only",
+            "--restart",
+            "--path-style",
+            "--help");
+    Set<String> valued =
+        Set.of(
+            "--bucket",
+            "--topic",
+            "--key-prefix",
+            "--list-prefix",
+            "--partitions",
+            "--from-offset",
+            "--to-offset",
+            "--from",
+            "--to",
+            "--bootstrap-servers",
+            "--target-topic",
+            "--producer-property",
+            "--producer-config",
+            "--max-mb-per-sec",
+            "--checkpoint-topic",
+            "--transactional-id",
+            "--transaction-records",
+            "--region",
+            "--endpoint-url",
+            "--progress-seconds");
+    for (int i = 0; i < args.length; i++) {
+      String a = args[i];
+      String value = null;
+      int eq = a.indexOf('=');
+      if (a.startsWith("--") && eq > 0 && valued.contains(a.substring(0, eq))) {
+        value = a.substring(eq + 1);
+        a = a.substring(0, eq);
+      }
+      if (switches.contains(a)) {
+        flags.put(a, List.of());
+      } else if (valued.contains(a)) {
+        if (value == null) {
+          if (i + 1 >= args.length) {
+            throw new UsageException(a + " needs a value");
+          }
+          value = args[++i];
+        }
+        flags.computeIfAbsent(a, k -> new ArrayList<>()).add(value);
+      } else {
+        throw new UsageException(
+            "unknown argument '" + a + "'; run with --help for the list of flags");
+      }
+    }
+    if (flags.containsKey("--help")) {
+      return Optional.empty();
+    }
+    String bucket = required(flags, "--bucket");
+    String topic = required(flags, "--topic");
+    boolean dryRun = flags.containsKey("--dry-run");
+    Optional<String> bootstrap = one(flags, "--bootstrap-servers");
+    if (!dryRun && bootstrap.isEmpty()) {
+      throw new UsageException(
+          "--bootstrap-servers is required (the target cluster), unless --dry-run");
+    }
+    String targetTopic = one(flags, "--target-topic").orElse(topic);
+    Map<String, String> producer = new LinkedHashMap<>();
+    for (String file : flags.getOrDefault("--producer-config", List.of())) {
+      Properties p = new Properties();
+      try (Reader r = Files.newBufferedReader(Path.of(file))) {
+        p.load(r);
+      } catch (IOException e) {
+        throw new UsageException(
+            "--producer-config " + file + " could not be read: " + e.getMessage());
+      }
+      p.forEach((k, v) -> producer.put(k.toString(), v.toString()));
+    }
+    for (String kv : flags.getOrDefault("--producer-property", List.of())) {
+      int eq = kv.indexOf('=');
+      if (eq <= 0) {
+        throw new UsageException(
+            "--producer-property '" + kv.replaceAll("=.*", "=…") + "' is not key=value");
+      }
+      producer.put(kv.substring(0, eq), kv.substring(eq + 1));
+    }
+    Set<Integer> partitions = new TreeSet<>();
+    one(flags, "--partitions")
+        .ifPresent(
+            list -> {
+              for (String p : list.split(",")) {
+                partitions.add((int) number("--partitions", p.trim(), 0, Integer.MAX_VALUE));
+              }
+            });
+    long fromOffset =
+        one(flags, "--from-offset")
+            .map(v -> number("--from-offset", v, 0, Long.MAX_VALUE))
+            .orElse(0L);
+    long toOffset =
+        one(flags, "--to-offset")
+            .map(v -> number("--to-offset", v, 0, Long.MAX_VALUE))
+            .orElse(Long.MAX_VALUE);
+    if (toOffset < fromOffset) {
+      throw new UsageException(
+          "--to-offset " + toOffset + " is before --from-offset " + fromOffset);
+    }
+    Optional<Instant> from = one(flags, "--from").map(v -> instant("--from", v));
+    Optional<Instant> to = one(flags, "--to").map(v -> instant("--to", v));
+    if (from.isPresent() && to.isPresent() && !to.get().isAfter(from.get())) {
+      throw new UsageException("--to " + to.get() + " must be after --from " + from.get());
+    }
+    double rate =
+        one(flags, "--max-mb-per-sec")
+            .map(
+                v -> {
+                  try {
+                    double d = Double.parseDouble(v);
+                    if (d > 0 && Double.isFinite(d)) {
+                      return d;
+                    }
+                  } catch (NumberFormatException e) {
+                    // reported below
+                  }
+                  throw new UsageException(
+                      "--max-mb-per-sec '" + v + "' is not a positive number (e.g. 20 or 0.5)");
+                })
+            .orElse(0.0);
+    return Optional.of(
+        new RestoreOptions(
+            bucket,
+            topic,
+            one(flags, "--key-prefix").orElse("condense"),
+            one(flags, "--list-prefix"),
+            Set.copyOf(partitions),
+            fromOffset,
+            toOffset,
+            from,
+            to,
+            bootstrap,
+            targetTopic,
+            Map.copyOf(producer),
+            flags.containsKey("--msk-iam"),
+            flags.containsKey("--rekey"),
+            flags.containsKey("--include-errors"),
+            dryRun,
+            flags.containsKey("--verify") || flags.containsKey("--verify-only"),
+            flags.containsKey("--verify-only"),
+            flags.containsKey("--restart"),
+            rate,
+            one(flags, "--checkpoint-topic").orElse(targetTopic + ".restore-checkpoint"),
+            one(flags, "--transactional-id").orElse("kafka-s3-archiver-restore." + targetTopic),
+            one(flags, "--transaction-records")
+                .map(v -> (int) number("--transaction-records", v, 1, 1_000_000))
+                .orElse(5_000),
+            one(flags, "--region"),
+            one(flags, "--endpoint-url")
+                .or(() -> Optional.ofNullable(System.getenv("AWS_ENDPOINT_URL_S3"))),
+            flags.containsKey("--path-style"),
+            one(flags, "--progress-seconds")
+                    .map(v -> number("--progress-seconds", v, 1, 3600))
+                    .orElse(5L)
+                * 1000));
+  }
+
+  /** Where the data objects are listed. */
+  public String dataPrefix() {
+    return listPrefix.orElse(keyPrefix + "/" + topic + "/");
+  }
+
+  public String errorPrefix() {
+    return keyPrefix + "/_errors/" + topic + "/";
+  }
+
+  private static String required(Map<String, List<String>> flags, String name) {
+    return one(flags, name).orElseThrow(() -> new UsageException(name + " is required"));
+  }
+
+  private static Optional<String> one(Map<String, List<String>> flags, String name) {
+    List<String> values = flags.get(name);
+    if (values == null || values.isEmpty()) {
+      return Optional.empty();
+    }
+    if (values.size() > 1) {
+      throw new UsageException(name + " is given " + values.size() + " times; give it once");
+    }
+    if (values.get(0).isBlank()) {
+      throw new UsageException(name + " is empty");
+    }
+    return Optional.of(values.get(0));
+  }
+
+  private static long number(String flag, String v, long min, long max) {
+    try {
+      long n = Long.parseLong(v);
+      if (n >= min && n <= max) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new UsageException(flag + " '" + v + "' is not a whole number in " + min + ".." + max);
+  }
+
+  private static Instant instant(String flag, String v) {
+    try {
+      return Instant.parse(v);
+    } catch (DateTimeParseException e) {
+      throw new UsageException(
+          flag + " '" + v + "' is not an ISO-8601 instant such as 2026-03-01T00:00:00Z");
+    }
+  }
+}

@@ -1,0 +1,564 @@
+package io.kafkas3archiver.restore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kafkas3archiver.ArchiverHandler;
+import io.kafkas3archiver.config.ArchiverConfig;
+import io.kafkas3archiver.esm.EmbeddedKafka;
+import io.kafkas3archiver.esm.EventSourceEmulator;
+import io.kafkas3archiver.esm.EventSourceEmulator.Settings;
+import io.kafkas3archiver.testing.Harness;
+import io.kafkas3archiver.testing.S3ProxyServer;
+import io.kafkas3archiver.upload.S3ObjectStore;
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+
+/**
+ * Archive, lose the topic, restore, compare: records with binary and null keys, binary and null
+ * header values, repeated header names, text and binary values and tombstones are produced to a
+ * real KRaft broker, archived by the real handler through the event-source emulator into S3Proxy
+ * (with Kafka metadata), the topic is deleted and recreated, the restore command replays the
+ * archive, and every partition is consumed back and compared byte for byte, in order, with what the
+ * source topic held.
+ */
+class RestoreEndToEndIT {
+  private static final String BUCKET = "restore-e2e";
+  private static final int PARTITIONS = 3;
+
+  private static EmbeddedKafka kafka;
+  private static S3ProxyServer s3server;
+
+  @BeforeAll
+  static void start() {
+    kafka = EmbeddedKafka.start();
+    s3server = S3ProxyServer.inMemory();
+    s3server.createBucket(BUCKET);
+    // The restore command takes credentials from the SDK's default chain, as it would on a laptop.
+    System.setProperty("aws.accessKeyId", S3ProxyServer.ACCESS_KEY);
+    System.setProperty("aws.secretAccessKey", S3ProxyServer.SECRET_KEY);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (s3server != null) {
+      s3server.close();
+    }
+    if (kafka != null) {
+      kafka.close();
+    }
+  }
+
+  /** One record as Kafka holds it, compared by bytes. */
+  record Rec(long timestamp, byte[] key, byte[] value, List<Map.Entry<String, byte[]>> headers) {
+    @Override
+    public boolean equals(Object o) {
+      if (!(o instanceof Rec r) || r.timestamp != timestamp) {
+        return false;
+      }
+      if (!Arrays.equals(r.key, key) || !Arrays.equals(r.value, value)) {
+        return false;
+      }
+      if (r.headers.size() != headers.size()) {
+        return false;
+      }
+      for (int i = 0; i < headers.size(); i++) {
+        if (!r.headers.get(i).getKey().equals(headers.get(i).getKey())
+            || !Arrays.equals(r.headers.get(i).getValue(), headers.get(i).getValue())) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    @Override
+    public int hashCode() {
+      return Long.hashCode(timestamp) ^ Arrays.hashCode(value);
+    }
+
+    @Override
+    public String toString() {
+      HexFormat hex = HexFormat.of();
+      return "Rec[ts="
+          + timestamp
+          + ", key="
+          + (key == null ? "null" : hex.formatHex(key))
+          + ", value="
+          + (value == null ? "null" : new String(value, StandardCharsets.UTF_8))
+          + ", headers="
+          + headers.stream()
+              .map(
+                  h ->
+                      h.getKey()
+                          + "="
+                          + (h.getValue() == null ? "null" : hex.formatHex(h.getValue())))
+              .toList()
+          + "]";
+    }
+  }
+
+  static Stream<Arguments> formatsAndCodecs() {
+    List<Arguments> all = new ArrayList<>();
+    for (String format : List.of("json", "ndjson", "csv", "parquet")) {
+      for (String codec : List.of("none", "gzip", "snappy", "zstd")) {
+        all.add(Arguments.of(format, codec));
+      }
+    }
+    return all.stream();
+  }
+
+  @ParameterizedTest(name = "{0} + {1}")
+  @MethodSource("formatsAndCodecs")
+  void shouldRestoreEveryFormatAndCodecByteForByte(String format, String codec) {
+    String topic = "restore-" + format + "-" + codec;
+    long seed = (format + codec).hashCode();
+    Map<Integer, List<Rec>> source = produceArchiveAndDelete(topic, format, codec, 900, seed);
+
+    String output = restore(topic, topic, "--include-errors", "--verify");
+
+    assertSameRecords(consumeAll(topic, true), source);
+    assertThat(output).contains("verify: OK");
+    if (format.equals("csv") || format.equals("parquet")) {
+      // Text and binary values cannot be csv/parquet rows: they went to error objects, and
+      // --include-errors put them back in their place.
+      assertThat(output).contains("error objects:").contains("restored with their raw bytes");
+    }
+  }
+
+  @Test
+  void shouldRestore50kRecordsAcrossPartitionsInOrder() {
+    String topic = "restore-50k";
+    Map<Integer, List<Rec>> source =
+        produceArchiveAndDelete(topic, "ndjson", "zstd", 50_000, 50_000);
+
+    String output = restore(topic, topic, "--verify");
+
+    Map<Integer, List<Rec>> restored = consumeAll(topic, true);
+    assertThat(restored.values().stream().mapToInt(List::size).sum()).isEqualTo(50_000);
+    assertThat(restored).isEqualTo(source);
+    assertThat(output).contains("verify: OK");
+    System.out.println(output);
+  }
+
+  @Test
+  void shouldRestoreOnlyTheRequestedRangeAndDryRunFirst() {
+    String topic = "restore-range";
+    Map<Integer, List<Rec>> source = produceArchiveAndDelete(topic, "parquet", "zstd", 600, 11);
+    List<Rec> p1 = source.get(1);
+    long from = p1.get(10).timestamp();
+    long to = p1.get(61).timestamp();
+
+    String dry =
+        restore(
+            topic,
+            topic,
+            "--dry-run",
+            "--include-errors",
+            "--partitions",
+            "1",
+            "--from",
+            java.time.Instant.ofEpochMilli(from).toString(),
+            "--to",
+            java.time.Instant.ofEpochMilli(to).toString());
+    assertThat(dry).contains(" 51 records", "time span: ", "partition 1: offsets 10..60");
+    assertThat(consumeAll(topic, true)).isEmpty();
+
+    restore(
+        topic,
+        topic,
+        "--include-errors",
+        "--partitions",
+        "1",
+        "--from-offset",
+        "10",
+        "--to-offset",
+        "60");
+
+    assertThat(consumeAll(topic, true)).isEqualTo(Map.of(1, p1.subList(10, 61)));
+  }
+
+  @Test
+  void shouldRekeyByKeyHashIntoATopicWithOtherPartitions() {
+    String topic = "restore-rekey";
+    Map<Integer, List<Rec>> source = produceArchiveAndDelete(topic, "json", "snappy", 400, 13);
+    String target = "restore-rekey-target";
+    kafka.createTopic(target, 5);
+
+    String output = restore(topic, target, "--rekey", "--verify");
+
+    assertThat(output).contains("whole topic, order-independent").contains("verify: OK");
+    Map<Integer, List<Rec>> restored = consumeAll(target, true);
+    assertThat(restored.values().stream().flatMap(List::stream).toList())
+        .containsExactlyInAnyOrderElementsOf(
+            source.values().stream().flatMap(List::stream).toList());
+    assertThat(restored.keySet()).hasSizeGreaterThan(3);
+  }
+
+  @Test
+  void shouldListErrorObjectsButNotRestoreThemUnlessAsked() {
+    String topic = "restore-errors-listed";
+    Map<Integer, List<Rec>> source = produceArchiveAndDelete(topic, "csv", "none", 300, 7);
+
+    String output = restore(topic, topic);
+
+    long jsonObjects =
+        source.values().stream()
+            .flatMap(List::stream)
+            .filter(r -> isJsonObjectOrTombstone(r))
+            .count();
+    assertThat(output).contains("NOT restored; pass --include-errors");
+    assertThat(consumeAll(topic, true).values().stream().mapToInt(List::size).sum())
+        .isEqualTo((int) jsonObjects);
+  }
+
+  @Test
+  void shouldResumeAKilledRestoreWithNoDuplicatesAndNoGaps() throws Exception {
+    String topic = "restore-killed";
+    Map<Integer, List<Rec>> source = produceArchiveAndDelete(topic, "ndjson", "gzip", 6_000, 99);
+    List<String> args = new ArrayList<>(List.of(restoreArgs(topic, topic)));
+    args.addAll(
+        List.of(
+            "--max-mb-per-sec", "0.15", "--progress-seconds", "1", "--transaction-records", "300"));
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Daws.accessKeyId=" + S3ProxyServer.ACCESS_KEY);
+    command.add("-Daws.secretAccessKey=" + S3ProxyServer.SECRET_KEY);
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(RestoreCommand.class.getName());
+    command.addAll(args);
+    Process restore = new ProcessBuilder(command).redirectErrorStream(true).start();
+    Pattern progress = Pattern.compile("records ([\\d,]+)/([\\d,]+)");
+    StringBuilder seen = new StringBuilder();
+    try (BufferedReader lines =
+        new BufferedReader(
+            new InputStreamReader(restore.getInputStream(), StandardCharsets.UTF_8))) {
+      String line;
+      while ((line = lines.readLine()) != null) {
+        seen.append(line).append('\n');
+        Matcher m = progress.matcher(line);
+        if (m.find() && Long.parseLong(m.group(1).replace(",", "")) >= 2_000) {
+          restore.destroyForcibly(); // SIGKILL: no abort, no close, mid-transaction
+          break;
+        }
+      }
+    }
+    assertThat(restore.waitFor(30, TimeUnit.SECONDS)).as(seen.toString()).isTrue();
+    int partial = consumeAll(topic, true).values().stream().mapToInt(List::size).sum();
+    System.out.println("killed restore after committing " + partial + " of 6000 records");
+    assertThat(partial).as(seen.toString()).isBetween(1, 5_999);
+
+    String output = restore(topic, topic, "--verify");
+
+    assertSameRecords(consumeAll(topic, true), source);
+    assertThat(output).contains("already restored; resuming after them").contains("verify: OK");
+  }
+
+  @Test
+  void shouldSayValuesOnlyBeforeStartingAndRestoreTheValues() {
+    String topic = "restore-values-only";
+    Map<Integer, List<Rec>> source =
+        produceArchiveAndDelete(topic, "ndjson", "none", 200, 5, false);
+
+    String output = restore(topic, topic);
+
+    assertThat(output).contains("WARNING: ").contains("without Kafka metadata");
+    assertThat(output.indexOf("without Kafka metadata")).isLessThan(output.indexOf("restored "));
+    List<String> expected =
+        source.values().stream()
+            .flatMap(List::stream)
+            .filter(r -> r.value() != null)
+            .map(r -> HexFormat.of().formatHex(r.value()))
+            .sorted()
+            .toList();
+    List<String> restored =
+        consumeAll(topic, true).values().stream()
+            .flatMap(List::stream)
+            .map(r -> HexFormat.of().formatHex(r.value()))
+            .sorted()
+            .toList();
+    assertThat(restored).isEqualTo(expected);
+  }
+
+  // ---- helpers ----
+
+  /** Equal per partition, in order; on a difference, names the first record that differs. */
+  private static void assertSameRecords(
+      Map<Integer, List<Rec>> actual, Map<Integer, List<Rec>> expected) {
+    for (var e : expected.entrySet()) {
+      List<Rec> got = actual.getOrDefault(e.getKey(), List.of());
+      for (int i = 0; i < Math.min(got.size(), e.getValue().size()); i++) {
+        assertThat(got.get(i))
+            .as("partition " + e.getKey() + " record " + i)
+            .isEqualTo(e.getValue().get(i));
+      }
+      assertThat(got).as("partition " + e.getKey()).hasSameSizeAs(e.getValue());
+    }
+    assertThat(actual.keySet()).isEqualTo(expected.keySet());
+  }
+
+  private static boolean isJsonObjectOrTombstone(Rec r) {
+    return r.value() == null || (r.value().length > 0 && r.value()[0] == '{');
+  }
+
+  private static String[] restoreArgs(String topic, String target, String... extra) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--bucket",
+                BUCKET,
+                "--topic",
+                topic,
+                "--key-prefix",
+                "archive-" + topic,
+                "--endpoint-url",
+                s3server.endpoint().toString(),
+                "--path-style",
+                "--region",
+                S3ProxyServer.REGION,
+                "--bootstrap-servers",
+                kafka.bootstrapServers(),
+                "--target-topic",
+                target));
+    args.addAll(List.of(extra));
+    return args.toArray(String[]::new);
+  }
+
+  private static String restore(String topic, String target, String... extra) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int rc =
+        RestoreCommand.run(
+            restoreArgs(topic, target, extra),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    String text = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
+    assertThat(rc).as(text).isZero();
+    return text;
+  }
+
+  private static Map<Integer, List<Rec>> produceArchiveAndDelete(
+      String topic, String format, String codec, int count, long seed) {
+    return produceArchiveAndDelete(topic, format, codec, count, seed, true);
+  }
+
+  /**
+   * Produces {@code count} mixed records, archives them, reads back what the source topic held (the
+   * truth the restore is compared with), then deletes and recreates the topic.
+   */
+  private static Map<Integer, List<Rec>> produceArchiveAndDelete(
+      String topic, String format, String codec, int count, long seed, boolean metadata) {
+    System.out.println(topic + ": record mix seed " + seed);
+    kafka.createTopic(topic, PARTITIONS);
+    produce(topic, count, seed);
+    Map<Integer, List<Rec>> source = consumeAll(topic, true);
+    Harness harness =
+        Harness.against(s3server.endpoint().toString(), BUCKET)
+            .with("KEY_PREFIX", "archive-" + topic)
+            .with("OUTPUT_FORMAT", format)
+            .with("COMPRESSION", codec)
+            .with("INCLUDE_KAFKA_METADATA", Boolean.toString(metadata));
+    ArchiverConfig config = harness.config();
+    ArchiverHandler handler =
+        new ArchiverHandler(
+            config,
+            S3ObjectStore.create(
+                config,
+                StaticCredentialsProvider.create(
+                    AwsBasicCredentials.create(
+                        S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY))),
+            Clock.systemUTC());
+    Map<TopicPartition, Long> end =
+        new TreeMap<>((a, b) -> Integer.compare(a.partition(), b.partition()));
+    try (KafkaConsumer<byte[], byte[]> c = consumer(true)) {
+      List<TopicPartition> tps = new ArrayList<>();
+      for (int p = 0; p < PARTITIONS; p++) {
+        tps.add(new TopicPartition(topic, p));
+      }
+      end.putAll(c.endOffsets(tps));
+    }
+    try (var emulator =
+        new EventSourceEmulator(
+            Settings.of(kafka.bootstrapServers(), topic, "archiver-" + topic)
+                .withBatchSize(count >= 10_000 ? 2_000 : 250)
+                .withBatchingWindow(Duration.ofMillis(100)),
+            handler)) {
+      assertThat(emulator.runUntilCommitted(end, Duration.ofMinutes(5))).isTrue();
+    }
+    try (Admin admin =
+        Admin.create(Map.<String, Object>of("bootstrap.servers", kafka.bootstrapServers()))) {
+      admin.deleteTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
+      long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (admin.listTopics().names().get(10, TimeUnit.SECONDS).contains(topic)) {
+        assertThat(System.nanoTime()).isLessThan(until);
+        Thread.sleep(50);
+      }
+    } catch (Exception e) {
+      throw new AssertionError("could not delete " + topic, e);
+    }
+    createTopicRetrying(topic);
+    assertThat(consumeAll(topic, true)).isEmpty();
+    return source;
+  }
+
+  /** Right after a delete, the broker may still report the topic as being deleted. */
+  private static void createTopicRetrying(String topic) {
+    long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (true) {
+      try {
+        kafka.createTopic(topic, PARTITIONS);
+        return;
+      } catch (IllegalStateException e) {
+        if (System.nanoTime() > until) {
+          throw e;
+        }
+        try {
+          Thread.sleep(200);
+        } catch (InterruptedException ie) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+      }
+    }
+  }
+
+  /**
+   * A seeded mix: JSON objects (most), plain text, bytes that are not UTF-8, tombstones; text,
+   * binary and absent keys; text, binary and null header values, a repeated header name; explicit
+   * create times two days back.
+   */
+  private static void produce(String topic, int count, long seed) {
+    Random random = new Random(seed);
+    long base = System.currentTimeMillis() - Duration.ofDays(2).toMillis();
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(
+            Map.<String, Object>of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                kafka.bootstrapServers(),
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+                ByteArraySerializer.class.getName(),
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+                ByteArraySerializer.class.getName(),
+                ProducerConfig.LINGER_MS_CONFIG,
+                5))) {
+      for (int i = 0; i < count; i++) {
+        int kind = random.nextInt(100);
+        byte[] key =
+            switch (random.nextInt(4)) {
+              case 0 -> null;
+              case 1 -> new byte[] {(byte) 0xff, (byte) 0xfe, (byte) i, (byte) (i >> 8), 0};
+              default -> ("vehicle-" + random.nextInt(50)).getBytes(StandardCharsets.UTF_8);
+            };
+        byte[] value;
+        if (kind < 5) {
+          value = null;
+        } else if (kind < 10) {
+          value = ("engine status: ok, run " + i).getBytes(StandardCharsets.UTF_8);
+        } else if (kind < 14) {
+          value = new byte[8 + random.nextInt(24)];
+          random.nextBytes(value);
+          value[0] = (byte) 0xc3; // an invalid UTF-8 sequence start, so it is binary
+          value[1] = (byte) 0x28;
+        } else {
+          value =
+              String.format(
+                      java.util.Locale.ROOT,
+                      "{\"vehicleId\":\"v-%03d\",\"seq\":%d,\"speedKmh\":%d.%d,"
+                          + "\"location\":{\"lat\":%d,\"lon\":%d},\"status\":\"%s\"}",
+                      random.nextInt(500),
+                      i,
+                      random.nextInt(200),
+                      1 + random.nextInt(9),
+                      random.nextInt(90),
+                      random.nextInt(180),
+                      random.nextBoolean() ? "on" : "idle")
+                  .getBytes(StandardCharsets.UTF_8);
+        }
+        List<Header> headers = new ArrayList<>();
+        headers.add(
+            new RecordHeader(
+                "trace-id", Long.toHexString(random.nextLong()).getBytes(StandardCharsets.UTF_8)));
+        if (random.nextInt(3) == 0) {
+          headers.add(new RecordHeader("bin", new byte[] {(byte) 0x80, 0, (byte) i}));
+        }
+        if (random.nextInt(5) == 0) {
+          headers.add(new RecordHeader("nullable", null));
+          headers.add(new RecordHeader("trace-id", "second".getBytes(StandardCharsets.UTF_8)));
+        }
+        producer.send(
+            new ProducerRecord<>(
+                topic, random.nextInt(PARTITIONS), base + i * 7L, key, value, headers));
+      }
+      producer.flush();
+    }
+  }
+
+  private static KafkaConsumer<byte[], byte[]> consumer(boolean readCommitted) {
+    return new KafkaConsumer<>(
+        Map.<String, Object>of(
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            kafka.bootstrapServers(),
+            ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+            ByteArrayDeserializer.class.getName(),
+            ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+            ByteArrayDeserializer.class.getName(),
+            ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+            readCommitted ? "read_committed" : "read_uncommitted",
+            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+            false));
+  }
+
+  /** Every record of every partition, in offset order; empty partitions are left out. */
+  private static Map<Integer, List<Rec>> consumeAll(String topic, boolean readCommitted) {
+    Map<Integer, List<Rec>> all = new TreeMap<>();
+    try (KafkaConsumer<byte[], byte[]> c = consumer(readCommitted)) {
+      Restorer.forEachTargetRecord(
+          c,
+          topic,
+          r -> {
+            List<Map.Entry<String, byte[]>> headers = new ArrayList<>();
+            r.headers()
+                .forEach(
+                    h -> headers.add(new java.util.AbstractMap.SimpleEntry<>(h.key(), h.value())));
+            all.computeIfAbsent(r.partition(), k -> new ArrayList<>())
+                .add(new Rec(r.timestamp(), r.key(), r.value(), headers));
+          });
+    }
+    return all;
+  }
+}
