@@ -4,6 +4,7 @@ import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.decode.Invocation.KafkaBatch;
 import io.kafkas3archiver.decode.KafkaRecord;
 import io.kafkas3archiver.decode.RejectedRecord;
+import io.kafkas3archiver.decode.TopicPartition;
 import io.kafkas3archiver.encode.EncodeResult;
 import io.kafkas3archiver.encode.Encoder;
 import io.kafkas3archiver.encode.ErrorObjectEncoder;
@@ -146,7 +147,7 @@ public final class Pipeline {
   private static UploadException blockedBy(
       ObjectGroup group, Map<String, Long> unwrittenFrom, Map<String, UploadException> because) {
     for (var e : group.offsetRanges().entrySet()) {
-      String tp = group.topic() + "-" + e.getKey();
+      String tp = new TopicPartition(group.topic(), e.getKey()).id();
       Long from = unwrittenFrom.get(tp);
       if (from != null && e.getValue().last() >= from) {
         return because.get(tp);
@@ -164,7 +165,7 @@ public final class Pipeline {
         .offsetRanges()
         .forEach(
             (partition, range) -> {
-              String tp = group.topic() + "-" + partition;
+              String tp = new TopicPartition(group.topic(), partition).id();
               unwrittenFrom.merge(tp, range.first(), Math::min);
               because.putIfAbsent(tp, cause);
             });
@@ -283,7 +284,8 @@ public final class Pipeline {
     group
         .offsetRanges()
         .forEach(
-            (partition, range) -> firstOffsets.put(group.topic() + "-" + partition, range.first()));
+            (partition, range) ->
+                firstOffsets.put(new TopicPartition(group.topic(), partition).id(), range.first()));
     return new BatchOutcome.Failure(group.topic(), firstOffsets, e);
   }
 

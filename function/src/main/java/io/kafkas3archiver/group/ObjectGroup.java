@@ -41,7 +41,9 @@ public record ObjectGroup(
 
   /**
    * The deterministic id of this group's object: a name-based UUID of the topic, every partition's
-   * first and last offset, and the format. A retried batch gets the same id, so it overwrites.
+   * first and last offset, and the format. A redelivery with the same boundaries gets the same id
+   * and overwrites its object; one re-formed with other boundaries (a split batch, more records
+   * after a lost response) gets another id.
    */
   public UUID jobId(String format) {
     StringBuilder name = new StringBuilder(topic);
