@@ -1,7 +1,6 @@
 package io.kafkas3archiver.encode;
 
 import com.github.luben.zstd.ZstdOutputStreamNoFinalizer;
-import io.kafkas3archiver.config.ConfigChoice;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -17,7 +16,7 @@ import org.xerial.snappy.SnappyFramedOutputStream;
  * "framing format" of the Snappy project), because raw snappy has no stream form and no checksum.
  * Text zstd is one standard zstd frame at level {@value #ZSTD_LEVEL}.
  */
-public enum Compression implements ConfigChoice {
+public enum Compression {
   NONE("none", ""),
   GZIP("gzip", ".gz"),
   SNAPPY("snappy", ".snappy"),
@@ -36,7 +35,7 @@ public enum Compression implements ConfigChoice {
     this.suffix = suffix;
   }
 
-  @Override
+  /** The name in configuration ({@code OUTPUT_FORMAT}, {@code COMPRESSION}). */
   public String configName() {
     return configName;
   }
