@@ -31,6 +31,7 @@ class ArchiverAppTest {
   void shouldRejectAMisspelledContextKey() {
     Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
     c.put("outputFormt", "xml");
+    c.put("jarPath", Fixtures.jar()); // without the check, the stack would then synthesize
     App app = App.Builder.create().context(c).build();
     assertThatThrownBy(() -> ArchiverApp.createStack(app))
         .hasMessageContaining("unknown context key(s) [outputFormt]")
