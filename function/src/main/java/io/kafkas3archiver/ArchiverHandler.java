@@ -25,6 +25,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Function;
 import org.crac.Core;
 
@@ -39,34 +40,31 @@ public final class ArchiverHandler implements RequestStreamHandler {
   private final ArchiverConfig config;
   private final EventDecoder decoder = new EventDecoder();
   private final BatchArchiver pipeline;
-  private final Preflight preflight;
-  private final CredentialsSource credentials;
+  private final Optional<Preflight> preflight;
+  private final Optional<CredentialsSource> credentials;
   private final InvocationLog log;
   private final EmfMetrics metrics;
   private final Clock clock;
   private final Priming priming;
 
-  /** Used by the Lambda runtime: configuration from the environment. */
+  /** Used by the Lambda runtime: configuration and credentials from the environment. */
   public ArchiverHandler() {
-    this(ArchiverConfig.fromEnv(System::getenv));
-  }
-
-  public ArchiverHandler(ArchiverConfig config) {
-    this(config, System::getenv);
+    this(ArchiverConfig.fromEnv(System::getenv), System::getenv);
   }
 
   /**
-   * The real wiring: credentials per the configuration, one S3 client shared by archiving and the
-   * preflight check. {@code env} supplies the Secrets Manager/STS endpoints and the execution
+   * The real wiring. {@code env} supplies the Secrets Manager/STS endpoints and the execution
    * role's keys, as in Lambda.
    */
   public ArchiverHandler(ArchiverConfig config, Function<String, String> env) {
-    this(config, CredentialsSource.from(config, env), Clock.systemUTC(), env);
+    this(
+        config, Wiring.overS3(config, CredentialsSource.from(config, env), Clock.systemUTC(), env));
     // SnapStart runs this before the snapshot; on a JVM without CRaC it is never called. The
     // field keeps it reachable: CRaC holds registered resources weakly.
     Core.getGlobalContext().register(priming);
   }
 
+  /** Real S3 with these credentials: archiving and the preflight check share one client. */
   public ArchiverHandler(ArchiverConfig config, CredentialsSource credentials, Clock clock) {
     this(config, credentials, clock, System::getenv);
   }
@@ -77,53 +75,52 @@ public final class ArchiverHandler implements RequestStreamHandler {
       CredentialsSource credentials,
       Clock clock,
       Function<String, String> env) {
-    this(config, S3ObjectStore.create(config, credentials), credentials, clock, env);
+    this(config, Wiring.overS3(config, credentials, clock, env));
   }
 
-  private ArchiverHandler(
-      ArchiverConfig config,
-      S3ObjectStore store,
-      CredentialsSource credentials,
-      Clock clock,
-      Function<String, String> env) {
-    this(config, store, Preflight.over(config, credentials, store, clock), credentials, clock, env);
-  }
-
-  /** Any store (tests); without a preflight check or credentials source. */
+  /** Any store (tests, local runs): no credentials to refresh and no preflight check. */
   public ArchiverHandler(ArchiverConfig config, ObjectStore store, Clock clock) {
-    this(config, store, null, null, clock);
+    this(config, new Wiring(store, Optional.empty(), Optional.empty(), clock, System::getenv));
   }
 
-  public ArchiverHandler(
-      ArchiverConfig config,
-      ObjectStore store,
-      Preflight preflight,
-      CredentialsSource credentials,
-      Clock clock) {
-    this(config, store, preflight, credentials, clock, System::getenv);
-  }
-
-  public ArchiverHandler(
-      ArchiverConfig config,
-      ObjectStore store,
-      Preflight preflight,
-      CredentialsSource credentials,
-      Clock clock,
-      Function<String, String> env) {
+  private ArchiverHandler(ArchiverConfig config, Wiring wiring) {
     this.config = config;
-    this.clock = clock;
+    this.clock = wiring.clock();
     // A table format comes from another artifact, found at init; the plain jar fails here with a
     // message naming the artifact to deploy.
     this.pipeline =
         config.format().isTable()
             ? TableWriters.create(
-                new TableWriterProvider.Context(config, env, store, credentials, clock))
-            : new Pipeline(config, store, clock);
-    this.preflight = preflight;
-    this.credentials = credentials;
+                new TableWriterProvider.Context(
+                    config, wiring.env(), wiring.store(), wiring.credentials().orElse(null), clock))
+            : new Pipeline(config, wiring.store(), clock);
+    this.preflight = wiring.preflight();
+    this.credentials = wiring.credentials();
     this.log = new InvocationLog(System.out, config.title(), config.logLevel());
     this.metrics = new EmfMetrics(System.out, config.title());
-    this.priming = new Priming(config, decoder, store, clock);
+    this.priming = new Priming(config, decoder, wiring.store(), clock);
+  }
+
+  /** What the handler runs over; the preflight check needs real S3 and its credentials. */
+  private record Wiring(
+      ObjectStore store,
+      Optional<Preflight> preflight,
+      Optional<CredentialsSource> credentials,
+      Clock clock,
+      Function<String, String> env) {
+    static Wiring overS3(
+        ArchiverConfig config,
+        CredentialsSource credentials,
+        Clock clock,
+        Function<String, String> env) {
+      S3ObjectStore store = S3ObjectStore.create(config, credentials);
+      return new Wiring(
+          store,
+          Optional.of(Preflight.over(config, credentials, store, clock)),
+          Optional.of(credentials),
+          clock,
+          env);
+    }
   }
 
   /**
@@ -146,19 +143,19 @@ public final class ArchiverHandler implements RequestStreamHandler {
       log.rejectedEvent(requestId, "BadEvent", e.getMessage());
       throw e;
     }
-    if (credentials != null) {
-      credentials.beginInvocation();
-    }
+    credentials.ifPresent(CredentialsSource::beginInvocation);
     long remaining = context == null ? 900_000 : context.getRemainingTimeInMillis();
     switch (invocation) {
       case Invocation.PreflightRequest p -> {
-        if (preflight == null) {
-          throw new UnsupportedOperationException(
-              "this handler was built over a bare ObjectStore; build it with"
-                  + " ArchiverHandler(ArchiverConfig) to run the preflight check");
-        }
+        Preflight check =
+            preflight.orElseThrow(
+                () ->
+                    new IllegalStateException(
+                        "this handler was built over a bare ObjectStore, which has no S3 client to"
+                            + " check; build it with ArchiverHandler(config, env) to run the"
+                            + " preflight check"));
         // The report is the answer, passed or failed: a failed check is a result, not an error.
-        PreflightReport report = preflight.run(Deadline.in(remaining, clock));
+        PreflightReport report = check.run(Deadline.in(remaining, clock));
         System.out.println(report.toLogLine(requestId));
         output.write(report.toJson().getBytes(StandardCharsets.UTF_8));
       }

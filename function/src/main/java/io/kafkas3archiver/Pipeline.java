@@ -4,6 +4,7 @@ import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.decode.Invocation.KafkaBatch;
 import io.kafkas3archiver.decode.KafkaRecord;
 import io.kafkas3archiver.decode.RejectedRecord;
+import io.kafkas3archiver.decode.TopicPartition;
 import io.kafkas3archiver.encode.EncodeResult;
 import io.kafkas3archiver.encode.Encoder;
 import io.kafkas3archiver.encode.ErrorObjectEncoder;
@@ -351,7 +352,7 @@ public final class Pipeline implements BatchArchiver {
   }
 
   private static String tp(ObjectGroup g) {
-    return g.topic() + "-" + g.partition();
+    return new TopicPartition(g.topic(), g.partition()).id();
   }
 
   /** The last offset of each topic-partition in the batch: where the mapping resumes after it. */

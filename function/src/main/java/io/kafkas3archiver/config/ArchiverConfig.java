@@ -2,7 +2,9 @@ package io.kafkas3archiver.config;
 
 import io.kafkas3archiver.encode.Compression;
 import io.kafkas3archiver.encode.Format;
+import io.kafkas3archiver.group.InvalidKeyTemplateException;
 import io.kafkas3archiver.group.ObjectKeyTemplate;
+import io.kafkas3archiver.group.PartitionTime;
 import java.net.URI;
 import java.time.DateTimeException;
 import java.time.ZoneId;
@@ -49,54 +51,55 @@ public record ArchiverConfig(
 
   public static ArchiverConfig fromEnv(Function<String, String> source) {
     Env env = new Env(source);
-    String bucket = env.required("BUCKET_NAME", "the name of the S3 bucket to archive into");
+    String bucket = env.required(Setting.BUCKET_NAME);
     validateBucketName(bucket);
+    Setting regionSetting =
+        env.optional(Setting.BUCKET_REGION).isPresent()
+            ? Setting.BUCKET_REGION
+            : Setting.AWS_REGION;
     String region =
-        env.optional("BUCKET_REGION")
-            .or(() -> env.optional("AWS_REGION"))
+        env.optional(regionSetting)
             .orElseThrow(
                 () ->
                     new ConfigException(
                         "BUCKET_REGION is not set and neither is AWS_REGION: set BUCKET_REGION to"
                             + " the bucket's region, e.g. us-east-1"));
     if (!REGION.matcher(region).matches()) {
-      throw Env.invalid(
-          env.optional("BUCKET_REGION").isPresent() ? "BUCKET_REGION" : "AWS_REGION",
-          region,
-          "an AWS region name such as us-east-1 or eu-west-1");
+      throw Env.invalid(regionSetting, region, Setting.BUCKET_REGION.legalValues());
     }
     String title =
-        env.optional("TITLE")
-            .or(() -> env.optional("AWS_LAMBDA_FUNCTION_NAME"))
+        env.optional(Setting.TITLE)
+            .or(() -> env.optional(Setting.AWS_LAMBDA_FUNCTION_NAME))
             .orElse("kafka-s3-archiver");
-    Optional<String> inputTopic = env.optional("INPUT_TOPIC");
+    Optional<String> inputTopic = env.optional(Setting.INPUT_TOPIC);
     inputTopic.ifPresent(
         t -> {
           if (!TOPIC.matcher(t).matches()) {
-            throw Env.invalid(
-                "INPUT_TOPIC", t, "a Kafka topic name: 1-249 of letters, digits, '.', '_', '-'");
+            throw Env.invalid(Setting.INPUT_TOPIC, t);
           }
         });
-    Format format = env.choice("OUTPUT_FORMAT", Format.class, Format.NDJSON);
-    Compression compression = env.choice("COMPRESSION", Compression.class, Compression.NONE);
-    String keyPrefix = keyPrefix(env.orDefault("KEY_PREFIX", "condense"));
-    ObjectKeyTemplate template =
-        ObjectKeyTemplate.of(
-            env.orDefault("KEY_TEMPLATE", ObjectKeyTemplate.DEFAULT),
-            keyPrefix,
-            title,
-            format,
-            compression);
+    Format format = env.choice(Setting.OUTPUT_FORMAT, Format.values(), Format::configName).get();
+    Compression compression =
+        env.choice(Setting.COMPRESSION, Compression.values(), Compression::configName).get();
+    String keyPrefix = keyPrefix(env.value(Setting.KEY_PREFIX).get());
+    ObjectKeyTemplate template;
+    try {
+      template =
+          ObjectKeyTemplate.of(
+              env.value(Setting.KEY_TEMPLATE).get(), keyPrefix, title, format, compression);
+    } catch (InvalidKeyTemplateException e) {
+      throw new ConfigException(e.getMessage());
+    }
     PartitionTime partitionTime =
-        env.choice("PARTITION_TIME", PartitionTime.class, PartitionTime.BATCH);
-    ZoneId zone = zone(env.orDefault("TIME_ZONE", "UTC"));
-    boolean metadata = env.bool("INCLUDE_KAFKA_METADATA", false);
+        env.choice(Setting.PARTITION_TIME, PartitionTime.values(), PartitionTime::configName).get();
+    ZoneId zone = zone(env.value(Setting.TIME_ZONE).get());
+    boolean metadata = env.bool(Setting.INCLUDE_KAFKA_METADATA);
 
-    Optional<String> secretArn = env.optional("CREDENTIALS_SECRET_ARN");
-    secretArn.ifPresent(arn -> requireArn("CREDENTIALS_SECRET_ARN", arn, "secretsmanager"));
-    Optional<String> roleArn = env.optional("ROLE_ARN");
-    roleArn.ifPresent(arn -> requireArn("ROLE_ARN", arn, "iam"));
-    Optional<String> externalId = env.optional("EXTERNAL_ID");
+    Optional<String> secretArn = env.optional(Setting.CREDENTIALS_SECRET_ARN);
+    secretArn.ifPresent(arn -> requireArn(Setting.CREDENTIALS_SECRET_ARN, arn, "secretsmanager"));
+    Optional<String> roleArn = env.optional(Setting.ROLE_ARN);
+    roleArn.ifPresent(arn -> requireArn(Setting.ROLE_ARN, arn, "iam"));
+    Optional<String> externalId = env.optional(Setting.EXTERNAL_ID);
     if (externalId.isPresent() && roleArn.isEmpty()) {
       throw new ConfigException(
           "EXTERNAL_ID is set but ROLE_ARN is not: the external ID is only sent when assuming"
@@ -104,8 +107,8 @@ public record ArchiverConfig(
     }
 
     Optional<ServerSideEncryption> sse =
-        Optional.ofNullable(env.choice("SSE", ServerSideEncryption.class, null));
-    Optional<String> kmsKeyId = env.optional("KMS_KEY_ID");
+        env.choice(Setting.SSE, ServerSideEncryption.values(), ServerSideEncryption::configName);
+    Optional<String> kmsKeyId = env.optional(Setting.KMS_KEY_ID);
     if (kmsKeyId.isPresent() && sse.orElse(null) != ServerSideEncryption.KMS) {
       throw new ConfigException(
           "KMS_KEY_ID is set but SSE is '"
@@ -113,10 +116,12 @@ public record ArchiverConfig(
               + "'; set SSE=aws:kms to encrypt with that key");
     }
 
-    Optional<URI> endpoint = env.optional("AWS_ENDPOINT_URL_S3").map(ArchiverConfig::endpoint);
-    boolean pathStyle = env.bool("S3_FORCE_PATH_STYLE", false);
-    boolean reportItemFailures = env.bool("REPORT_BATCH_ITEM_FAILURES", false);
-    LogLevel logLevel = env.choice("LOG_LEVEL", LogLevel.class, LogLevel.INFO);
+    Optional<URI> endpoint =
+        env.optional(Setting.AWS_ENDPOINT_URL_S3).map(ArchiverConfig::endpoint);
+    boolean pathStyle = env.bool(Setting.S3_FORCE_PATH_STYLE);
+    boolean reportItemFailures = env.bool(Setting.REPORT_BATCH_ITEM_FAILURES);
+    LogLevel logLevel =
+        env.choice(Setting.LOG_LEVEL, LogLevel.values(), LogLevel::configName).get();
 
     return new ArchiverConfig(
         bucket,
@@ -180,7 +185,9 @@ public record ArchiverConfig(
     }
     if (prefix.startsWith("/")) {
       throw Env.invalid(
-          "KEY_PREFIX", raw, "a relative path such as condense or archive/kafka (no leading '/')");
+          Setting.KEY_PREFIX,
+          raw,
+          "a relative path such as condense or archive/kafka (no leading '/')");
     }
     if (prefix.isEmpty()) {
       return prefix;
@@ -190,11 +197,7 @@ public record ArchiverConfig(
           || segment.equals(".")
           || segment.equals("..")
           || !PREFIX_SEGMENT.matcher(segment).matches()) {
-        throw Env.invalid(
-            "KEY_PREFIX",
-            raw,
-            "path segments of letters, digits and !-_.*'()=+,;:@ separated by single '/', with no"
-                + " '.' or '..' segment");
+        throw Env.invalid(Setting.KEY_PREFIX, raw);
       }
     }
     return prefix;
@@ -204,14 +207,13 @@ public record ArchiverConfig(
     try {
       return ZoneId.of(raw);
     } catch (DateTimeException e) {
-      throw Env.invalid(
-          "TIME_ZONE", raw, "an IANA zone id such as UTC, Europe/Berlin or Asia/Kolkata");
+      throw Env.invalid(Setting.TIME_ZONE, raw);
     }
   }
 
-  private static void requireArn(String name, String value, String service) {
+  private static void requireArn(Setting setting, String value, String service) {
     if (!value.startsWith("arn:") || !value.contains(":" + service + ":")) {
-      throw Env.invalid(name, value, "an ARN of the form arn:aws:" + service + ":...");
+      throw Env.invalid(setting, value, "an ARN of the form arn:aws:" + service + ":...");
     }
   }
 
@@ -226,9 +228,9 @@ public record ArchiverConfig(
       return uri;
     } catch (IllegalArgumentException e) {
       throw Env.invalid(
-          "AWS_ENDPOINT_URL_S3",
+          Setting.AWS_ENDPOINT_URL_S3,
           raw,
-          "an http:// or https:// URL such as" + " http://127.0.0.1:9000");
+          "an http:// or https:// URL such as http://127.0.0.1:9000");
     }
   }
 }

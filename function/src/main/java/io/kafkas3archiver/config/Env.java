@@ -4,65 +4,70 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Function;
-import java.util.stream.Collectors;
 
 /**
  * Reads settings through one seam over the environment, so tests pass a map instead of patching the
- * JVM. Blank values count as unset. Every error names the variable, the value and what is legal.
+ * JVM. Only declared {@link Setting}s can be read. Blank values count as unset, and an unset one
+ * takes its declared default. Every error names the variable, the value and what is legal.
  */
 record Env(Function<String, String> source) {
 
-  Optional<String> optional(String name) {
-    String value = source.apply(name);
+  /** The value as set, without the declared default. */
+  Optional<String> optional(Setting setting) {
+    String value = source.apply(setting.name());
     if (value == null || value.isBlank()) {
       return Optional.empty();
     }
     return Optional.of(value.trim());
   }
 
-  String required(String name, String hint) {
-    return optional(name)
-        .orElseThrow(() -> new ConfigException(name + " is required but not set: " + hint));
+  /** The value as set, else the declared default (which may be absent too). */
+  Optional<String> value(Setting setting) {
+    return optional(setting).or(() -> Optional.ofNullable(setting.defaultValue()));
   }
 
-  String orDefault(String name, String fallback) {
-    return optional(name).orElse(fallback);
+  String required(Setting setting) {
+    return optional(setting)
+        .orElseThrow(
+            () ->
+                new ConfigException(
+                    setting.name()
+                        + " is required but not set: "
+                        + setting.doc()
+                        + " Legal values: "
+                        + setting.legalValues()));
   }
 
-  boolean bool(String name, boolean fallback) {
-    return optional(name)
+  boolean bool(Setting setting) {
+    return value(setting)
         .map(
             v ->
                 switch (v.toLowerCase(Locale.ROOT)) {
                   case "true", "1", "yes" -> true;
                   case "false", "0", "no" -> false;
-                  default -> throw invalid(name, v, "true, false");
+                  default -> throw invalid(setting, v);
                 })
-        .orElse(fallback);
+        .orElse(false);
   }
 
-  /** Parses an enum whose constants carry a lower-case configuration name. */
-  <E extends Enum<E> & ConfigChoice> E choice(String name, Class<E> type, E fallback) {
-    Optional<String> raw = optional(name);
-    if (raw.isEmpty()) {
-      return fallback;
-    }
-    String wanted = raw.get().toLowerCase(Locale.ROOT);
-    for (E constant : type.getEnumConstants()) {
-      if (constant.configName().equals(wanted)) {
-        return constant;
-      }
-    }
-    throw invalid(name, raw.get(), legalValues(type));
+  /** Parses an enum by its constants' configuration names; empty when unset with no default. */
+  <E extends Enum<E>> Optional<E> choice(
+      Setting setting, E[] constants, Function<E, String> configName) {
+    return value(setting)
+        .map(
+            raw ->
+                Arrays.stream(constants)
+                    .filter(c -> configName.apply(c).equals(raw.toLowerCase(Locale.ROOT)))
+                    .findFirst()
+                    .orElseThrow(() -> invalid(setting, raw)));
   }
 
-  static <E extends Enum<E> & ConfigChoice> String legalValues(Class<E> type) {
-    return Arrays.stream(type.getEnumConstants())
-        .map(ConfigChoice::configName)
-        .collect(Collectors.joining(", "));
+  static ConfigException invalid(Setting setting, String value) {
+    return invalid(setting, value, setting.legalValues());
   }
 
-  static ConfigException invalid(String name, String value, String legal) {
-    return new ConfigException(name + "='" + value + "' is not valid; legal values: " + legal);
+  static ConfigException invalid(Setting setting, String value, String legal) {
+    return new ConfigException(
+        setting.name() + "='" + value + "' is not valid; legal values: " + legal);
   }
 }

@@ -3,13 +3,13 @@ package io.kafkas3archiver.config;
 import java.util.Locale;
 
 /** {@code LOG_LEVEL}: the least severe log line written. */
-public enum LogLevel implements ConfigChoice {
+public enum LogLevel {
   DEBUG,
   INFO,
   WARN,
   ERROR;
 
-  @Override
+  /** The name in configuration. */
   public String configName() {
     return name().toLowerCase(Locale.ROOT);
   }

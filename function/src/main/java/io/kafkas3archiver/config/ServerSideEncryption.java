@@ -1,7 +1,7 @@
 package io.kafkas3archiver.config;
 
 /** The {@code SSE} setting: how S3 encrypts each object. Unset means the bucket's default. */
-public enum ServerSideEncryption implements ConfigChoice {
+public enum ServerSideEncryption {
   AES256("AES256"),
   KMS("aws:kms");
 
@@ -11,7 +11,7 @@ public enum ServerSideEncryption implements ConfigChoice {
     this.configName = configName;
   }
 
-  @Override
+  /** The name in configuration. */
   public String configName() {
     return configName.toLowerCase(java.util.Locale.ROOT);
   }

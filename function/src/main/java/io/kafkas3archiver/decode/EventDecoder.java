@@ -132,9 +132,8 @@ public final class EventDecoder {
         throw new BadEventException(
             "\"records\".\"" + topicPartition + "\" must be an array of records");
       }
-      int dash = topicPartition.lastIndexOf('-');
-      String mapTopic = dash > 0 ? topicPartition.substring(0, dash) : topicPartition;
-      Integer mapPartition = dash > 0 ? parseIntOrNull(topicPartition.substring(dash + 1)) : null;
+      String mapTopic = TopicPartition.topicOf(topicPartition);
+      Integer mapPartition = TopicPartition.partitionOf(topicPartition);
       JsonStreamContext array = parser.getParsingContext();
       while (parser.nextToken() != JsonToken.END_ARRAY) {
         if (parser.currentToken() != JsonToken.START_OBJECT) {
@@ -413,9 +412,8 @@ public final class EventDecoder {
       JsonNode node,
       List<KafkaRecord> records,
       List<RejectedRecord> rejected) {
-    int dash = topicPartition.lastIndexOf('-');
-    String mapTopic = dash > 0 ? topicPartition.substring(0, dash) : topicPartition;
-    Integer mapPartition = dash > 0 ? parseIntOrNull(topicPartition.substring(dash + 1)) : null;
+    String mapTopic = TopicPartition.topicOf(topicPartition);
+    Integer mapPartition = TopicPartition.partitionOf(topicPartition);
 
     String topic = node.path("topic").isTextual() ? node.get("topic").asText() : mapTopic;
     // Boxed on both sides: an int/Integer ternary would unbox a null mapPartition and throw.
@@ -513,13 +511,5 @@ public final class EventDecoder {
       bytes[i] = (byte) b.intValue();
     }
     return bytes;
-  }
-
-  private static Integer parseIntOrNull(String text) {
-    try {
-      return Integer.valueOf(text);
-    } catch (NumberFormatException e) {
-      return null;
-    }
   }
 }

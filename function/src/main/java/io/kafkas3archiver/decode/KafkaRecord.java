@@ -26,6 +26,6 @@ public record KafkaRecord(
 
   /** {@code topic-partition}, as the event source mapping names it. */
   public String topicPartition() {
-    return topic + "-" + partition;
+    return new TopicPartition(topic, partition).id();
   }
 }

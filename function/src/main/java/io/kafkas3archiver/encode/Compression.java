@@ -1,7 +1,7 @@
 package io.kafkas3archiver.encode;
 
 import com.github.luben.zstd.ZstdOutputStreamNoFinalizer;
-import io.kafkas3archiver.config.ConfigChoice;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -16,7 +16,7 @@ import org.xerial.snappy.SnappyFramedOutputStream;
  * "framing format" of the Snappy project), because raw snappy has no stream form and no checksum.
  * Text zstd is one standard zstd frame at level {@value #ZSTD_LEVEL}.
  */
-public enum Compression implements ConfigChoice {
+public enum Compression {
   NONE("none", ""),
   GZIP("gzip", ".gz"),
   SNAPPY("snappy", ".snappy"),
@@ -24,6 +24,8 @@ public enum Compression implements ConfigChoice {
 
   /** zstd's own default level, and Parquet's: a good speed/ratio balance for a 6 MB batch. */
   static final int ZSTD_LEVEL = 3;
+
+  static final byte[] PRIMING_PROBE = {'{', '}', '\n'};
 
   private final String configName;
   private final String suffix;
@@ -33,7 +35,7 @@ public enum Compression implements ConfigChoice {
     this.suffix = suffix;
   }
 
-  @Override
+  /** The name in configuration ({@code OUTPUT_FORMAT}, {@code COMPRESSION}). */
   public String configName() {
     return configName;
   }
@@ -45,14 +47,17 @@ public enum Compression implements ConfigChoice {
 
   /**
    * Compresses a few bytes and throws them away, so that snappy's or zstd's native library loads at
-   * init (and a codec that cannot load fails the init) rather than in the first batch.
+   * init (and a codec that cannot load fails the init) rather than in the first batch. Returns the
+   * compressed probe, so a test can check that the codec really ran.
    */
-  public void prime() {
-    try (OutputStream out = wrap(OutputStream.nullOutputStream())) {
-      out.write(new byte[] {'{', '}', '\n'});
+  public byte[] prime() {
+    ByteArrayOutputStream compressed = new ByteArrayOutputStream();
+    try (OutputStream out = wrap(compressed)) {
+      out.write(PRIMING_PROBE);
     } catch (IOException e) {
       throw new UncheckedIOException("could not load the " + configName + " codec", e);
     }
+    return compressed.toByteArray();
   }
 
   /** Wraps a text format's output stream. Closing the wrapper finishes the codec's frame. */

@@ -1,9 +1,7 @@
 package io.kafkas3archiver.encode;
 
-import io.kafkas3archiver.config.ConfigChoice;
-
 /** {@code OUTPUT_FORMAT}: the closed set of object formats, each with its extension. */
-public enum Format implements ConfigChoice {
+public enum Format {
   JSON("json", "json", "application/json"),
   NDJSON("ndjson", "ndjson", "application/x-ndjson"),
   CSV("csv", "csv", "text/csv"),
@@ -24,7 +22,7 @@ public enum Format implements ConfigChoice {
     this.contentType = contentType;
   }
 
-  @Override
+  /** The name in configuration ({@code OUTPUT_FORMAT}, {@code COMPRESSION}). */
   public String configName() {
     return configName;
   }

@@ -16,7 +16,11 @@ import java.util.Base64;
 
 /** The JSON plumbing shared by the encoders and the error object. */
 final class Json {
-  /** Parses values as they are: huge numbers and deep nesting are kept, duplicate keys refused. */
+  /**
+   * Parses values as they are: huge numbers and deep nesting are kept. Duplicate keys are not
+   * checked here, so json and ndjson copy them through as received; only {@link #TREE_MAPPER}
+   * refuses them.
+   */
   static final JsonFactory FACTORY =
       JsonFactory.builder()
           .streamReadConstraints(

@@ -1,6 +1,5 @@
 package io.kafkas3archiver.group;
 
-import io.kafkas3archiver.config.PartitionTime;
 import io.kafkas3archiver.decode.Invocation.KafkaBatch;
 import io.kafkas3archiver.decode.KafkaRecord;
 import io.kafkas3archiver.decode.RejectedRecord;

@@ -1,6 +1,5 @@
 package io.kafkas3archiver.group;
 
-import io.kafkas3archiver.config.ConfigException;
 import io.kafkas3archiver.encode.Compression;
 import io.kafkas3archiver.encode.Format;
 import java.nio.charset.StandardCharsets;
@@ -88,7 +87,7 @@ public final class ObjectKeyTemplate {
             || t.used.containsAll(
                 EnumSet.of(Variable.OBJECT_NAME, Variable.PARTITION, Variable.START_OFFSET));
     if (!unique) {
-      throw new ConfigException(
+      throw new InvalidKeyTemplateException(
           "KEY_TEMPLATE='"
               + template
               + "' cannot give each object its own key, which must be unique per topic,"
@@ -106,7 +105,7 @@ public final class ObjectKeyTemplate {
             ZonedDateTime.of(2099, 12, 31, 23, 0, 0, 0, java.time.ZoneOffset.UTC),
             false);
     if (longest.getBytes(StandardCharsets.UTF_8).length > MAX_KEY_BYTES) {
-      throw new ConfigException(
+      throw new InvalidKeyTemplateException(
           "KEY_TEMPLATE='"
               + template
               + "' (with KEY_PREFIX and TITLE) can render keys longer than S3's 1024 bytes for a"
@@ -229,7 +228,7 @@ public final class ObjectKeyTemplate {
 
   private static List<Part> parse(String variableName, String template) {
     if (template.startsWith("/")) {
-      throw new ConfigException(
+      throw new InvalidKeyTemplateException(
           variableName + "='" + template + "' must not start with '/'; S3 keys are relative");
     }
     List<Part> parts = new ArrayList<>();
@@ -241,7 +240,7 @@ public final class ObjectKeyTemplate {
       try {
         parts.add(new Var(Variable.valueOf(name)));
       } catch (IllegalArgumentException e) {
-        throw new ConfigException(
+        throw new InvalidKeyTemplateException(
             variableName
                 + "='"
                 + template
@@ -261,7 +260,7 @@ public final class ObjectKeyTemplate {
       return;
     }
     if (text.contains("${") || !LITERAL.matcher(text).matches()) {
-      throw new ConfigException(
+      throw new InvalidKeyTemplateException(
           name
               + "='"
               + template
@@ -272,7 +271,7 @@ public final class ObjectKeyTemplate {
     }
     for (String segment : text.split("/", -1)) {
       if (segment.equals("..") || segment.equals(".")) {
-        throw new ConfigException(
+        throw new InvalidKeyTemplateException(
             name
                 + "='"
                 + template

@@ -65,6 +65,10 @@ public final class ArchiveReader {
         case JSON, NDJSON -> JsonRows.read(body, topic, false, ordinal);
         case CSV -> CsvRows.read(body, topic, ordinal);
         case PARQUET -> ParquetRows.read(body, topic, ordinal);
+        // An Iceberg table is read with Iceberg's own tools, not from archive objects.
+        case ICEBERG ->
+            throw new IOException(
+                "an Iceberg table is not an object archive; restore reads objects");
       };
     } catch (IOException | RuntimeException e) {
       throw new IOException(

@@ -11,10 +11,8 @@ import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
- * The one place that sorts failures into retryable and fatal, and words each with the cause and the
- * fix (the seeds' troubleshooting advice): S3 calls, and the Secrets Manager and STS calls that
- * resolve credentials. Messages name the missing permission, the setting to verify and the number
- * of attempts; they never include credentials.
+ * The one place that sorts failures into retryable and fatal: S3 calls, and the Secrets Manager and
+ * STS calls that resolve credentials. {@link ErrorAdvice} words each with the cause and the fix.
  */
 public final class ErrorClassifier {
   private static final Pattern EXPECTING_REGION = Pattern.compile("expecting '([a-z0-9-]+)'");
@@ -38,14 +36,13 @@ public final class ErrorClassifier {
     public String permission() {
       return permission;
     }
+
+    String doing() {
+      return doing;
+    }
   }
 
-  private final String bucket;
-  private final String region;
-  private final String endpoint;
-  private final String keyPrefix;
-
-  private final String rejectedKeysAdvice;
+  private final ErrorAdvice advice;
 
   public ErrorClassifier(String bucket, String region, String endpoint, String keyPrefix) {
     this(
@@ -63,11 +60,7 @@ public final class ErrorClassifier {
    */
   public ErrorClassifier(
       String bucket, String region, String endpoint, String keyPrefix, String rejectedKeysAdvice) {
-    this.bucket = bucket;
-    this.region = region;
-    this.endpoint = endpoint;
-    this.keyPrefix = keyPrefix;
-    this.rejectedKeysAdvice = rejectedKeysAdvice;
+    this.advice = new ErrorAdvice(bucket, region, endpoint, keyPrefix, rejectedKeysAdvice);
   }
 
   /** A failed PutObject of {@code key}. */
@@ -82,106 +75,17 @@ public final class ErrorClassifier {
     if (credentials != null) {
       ErrorType type = credentialsType(credentials);
       return new UploadException(
-          type, credentialsMessage(type, credentials, tries), attempts, failure);
+          type, ErrorAdvice.forCredentials(type, credentials, tries), attempts, failure);
     }
     ErrorType type = type(failure);
-    String target = key == null ? "bucket '" + bucket + "'" : "s3://" + bucket + "/" + key;
-    String message =
-        switch (type) {
-          case ACCESS_DENIED -> accessDenied(op, target, key, tries);
-          case INVALID_CREDENTIALS ->
-              "S3 rejected the credentials"
-                  + tries
-                  + " ("
-                  + errorCode(failure)
-                  + "): the access key does not exist at "
-                  + endpoint
-                  + " or the secret key is wrong. "
-                  + rejectedKeysAdvice;
-          case CREDENTIALS_UNAVAILABLE ->
-              "No AWS credentials could be resolved"
-                  + tries
-                  + ": "
-                  + rootMessage(failure)
-                  + ". Run the function with an execution role, or set CREDENTIALS_SECRET_ARN";
-          case NO_SUCH_BUCKET ->
-              "NoSuchBucket: bucket '"
-                  + bucket
-                  + "' does not exist"
-                  + endpointNote()
-                  + tries
-                  + ". Check BUCKET_NAME (bucket names are global and case-sensitive) and create"
-                  + " the bucket first";
-          case WRONG_REGION ->
-              "Wrong region: bucket '"
-                  + bucket
-                  + "' is in "
-                  + bucketRegion(failure).orElse("another region")
-                  + ", function configured for "
-                  + region
-                  + tries
-                  + ". Set BUCKET_REGION="
-                  + bucketRegion(failure).orElse("<the bucket's region>");
-          case INVALID_REQUEST ->
-              "S3 refused the request for "
-                  + target
-                  + tries
-                  + ": "
-                  + errorCode(failure)
-                  + " "
-                  + rootMessage(failure)
-                  + ". Check KEY_PREFIX/KEY_TEMPLATE and the SSE settings";
-          case THROTTLED ->
-              "S3 throttled the request for "
-                  + target
-                  + tries
-                  + " ("
-                  + errorCode(failure)
-                  + "). The batch will be retried; if this persists, spread"
-                  + " writes over more prefixes or lower the mapping's concurrency";
-          case SERVER_ERROR ->
-              "S3 answered with a server error for "
-                  + target
-                  + tries
-                  + " ("
-                  + errorCode(failure)
-                  + "). The batch will be retried";
-          case NETWORK ->
-              "Could not reach S3 at "
-                  + endpoint
-                  + tries
-                  + ": "
-                  + rootMessage(failure)
-                  + ". Check the network path: a function in a VPC needs an S3 gateway endpoint"
-                  + " or a NAT gateway; with AWS_ENDPOINT_URL_S3 set, check that the server is up";
-          // Table errors are classified by the iceberg artifact, never from an S3 exception.
-          case COMMIT_CONFLICT, CATALOG -> rootMessage(failure);
-          case TIMEOUT ->
-              "The request for "
-                  + target
-                  + " timed out"
-                  + tries
-                  + " before the"
-                  + " Lambda deadline. Raise the function's timeout or memory, or lower the batch"
-                  + " size";
-        };
+    String message = advice.forS3(type, op, failure, key, tries);
     return new UploadException(type, message, attempts, failure);
   }
 
   /** The deadline came before an upload could succeed. */
   public UploadException deadlineReached(String key, int attempts) {
     return new UploadException(
-        ErrorType.TIMEOUT,
-        "The upload of s3://"
-            + bucket
-            + "/"
-            + key
-            + " ran out of time before the Lambda deadline ("
-            + attempts
-            + " attempts made). Raise the function's timeout or memory, or lower the"
-            + " batch size",
-        attempts,
-        null);
+        ErrorType.TIMEOUT, advice.deadlineReached(key, attempts), attempts, null);
   }
 
   /**
@@ -333,146 +237,6 @@ public final class ErrorClassifier {
     };
   }
 
-  private static String credentialsMessage(
-      ErrorType type, CredentialsResolutionException e, String tries) {
-    String arn = e.resource();
-    return switch (e.step()) {
-      case PARSE_SECRET ->
-          "The secret CREDENTIALS_SECRET_ARN="
-              + arn
-              + " does not hold usable access keys"
-              + tries
-              + ": "
-              + e.detail()
-              + ". Store {\"accessKey\": \"...\", \"secretKey\": \"...\"} (or accessKeyId/"
-              + "secretAccessKey, optionally sessionToken) as the secret's plaintext";
-      case GET_SECRET ->
-          switch (type) {
-            case ACCESS_DENIED ->
-                "AccessDenied reading CREDENTIALS_SECRET_ARN="
-                    + arn
-                    + tries
-                    + " ("
-                    + serviceCode(e)
-                    + "): the execution role lacks secretsmanager:GetSecretValue on the secret,"
-                    + " or kms:Decrypt on its KMS key when that is a customer managed key. Grant"
-                    + " them, and check that no resource policy on the secret denies it";
-            case INVALID_CREDENTIALS ->
-                "Secrets Manager rejected the execution role's credentials while reading "
-                    + arn
-                    + tries
-                    + " ("
-                    + serviceCode(e)
-                    + "). Check the role the function runs as";
-            case NETWORK, TIMEOUT ->
-                "Could not reach Secrets Manager to read CREDENTIALS_SECRET_ARN="
-                    + arn
-                    + tries
-                    + ": "
-                    + rootMessage(e)
-                    + ". A function in a VPC needs a Secrets Manager interface endpoint or a NAT"
-                    + " gateway; with AWS_ENDPOINT_URL_SECRETS_MANAGER set, check that the server"
-                    + " is up";
-            case THROTTLED, SERVER_ERROR ->
-                "Secrets Manager failed to return CREDENTIALS_SECRET_ARN="
-                    + arn
-                    + tries
-                    + " ("
-                    + serviceCode(e)
-                    + "). The batch will be retried";
-            default ->
-                "CREDENTIALS_SECRET_ARN="
-                    + arn
-                    + " could not be read"
-                    + tries
-                    + " ("
-                    + serviceCode(e)
-                    + "): check the ARN (copy it whole from the console, with its 6-character"
-                    + " suffix), that the secret lives in region "
-                    + CredentialsSource.arnRegion(arn).orElse("<the ARN's region>")
-                    + ", and that it is not scheduled for deletion";
-          };
-      case ASSUME_ROLE ->
-          switch (type) {
-            case ACCESS_DENIED ->
-                "AccessDenied assuming ROLE_ARN="
-                    + arn
-                    + tries
-                    + " ("
-                    + serviceCode(e)
-                    + "): the base credentials (the execution role, or the keys in"
-                    + " CREDENTIALS_SECRET_ARN) need sts:AssumeRole on that role, and the role's"
-                    + " trust policy must trust them; when it requires an external ID"
-                    + " (sts:ExternalId), EXTERNAL_ID must match it exactly. Check ROLE_ARN and"
-                    + " EXTERNAL_ID";
-            case INVALID_CREDENTIALS ->
-                "STS rejected the base credentials used to assume ROLE_ARN="
-                    + arn
-                    + tries
-                    + " ("
-                    + serviceCode(e)
-                    + "): when they come from CREDENTIALS_SECRET_ARN, check the keys in the"
-                    + " secret (it is re-read once per invocation after a rejection)";
-            case NETWORK, TIMEOUT ->
-                "Could not reach STS to assume ROLE_ARN="
-                    + arn
-                    + tries
-                    + ": "
-                    + rootMessage(e)
-                    + ". A function in a VPC needs an STS interface endpoint or a NAT gateway;"
-                    + " with AWS_ENDPOINT_URL_STS set, check that the server is up";
-            case THROTTLED, SERVER_ERROR ->
-                "STS failed to assume ROLE_ARN="
-                    + arn
-                    + tries
-                    + " ("
-                    + serviceCode(e)
-                    + "). The batch will be retried";
-            default ->
-                "ROLE_ARN="
-                    + arn
-                    + " could not be assumed"
-                    + tries
-                    + " ("
-                    + serviceCode(e)
-                    + "): check the role's ARN, that STS is enabled in this region, and the"
-                    + " role's maximum session duration";
-          };
-    };
-  }
-
-  private String accessDenied(Operation op, String target, String key, String tries) {
-    String resource =
-        op == Operation.HEAD_BUCKET || op == Operation.GET_BUCKET_LOCATION
-            ? "arn:aws:s3:::" + bucket
-            : "arn:aws:s3:::" + bucket + "/" + prefixArn(op, key);
-    return "AccessDenied "
-        + op.doing
-        + " "
-        + target
-        + tries
-        + ": the function's credentials lack "
-        + op.permission
-        + " on "
-        + resource
-        + ", or a bucket policy, KMS key policy or SCP denies it. Grant "
-        + op.permission
-        + (op == Operation.PUT_OBJECT ? " (and kms:GenerateDataKey when SSE=aws:kms)" : "")
-        + " to the role in use";
-  }
-
-  /** Writes need the whole prefix; only the preflight's probe is ever deleted. */
-  private String prefixArn(Operation op, String key) {
-    if (op == Operation.DELETE_OBJECT && key != null && key.contains("/_preflight/")) {
-      return key.substring(0, key.indexOf("/_preflight/")) + "/_preflight/*";
-    }
-    return keyPrefix.isEmpty() ? "*" : keyPrefix + "/*";
-  }
-
-  private String endpointNote() {
-    return endpoint.startsWith("https://s3.") ? " in this account's view" : " at " + endpoint;
-  }
-
   private static CredentialsResolutionException find(Throwable t) {
     for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
       if (c instanceof CredentialsResolutionException cre) {
@@ -482,7 +246,7 @@ public final class ErrorClassifier {
     return null;
   }
 
-  private static AwsServiceException findService(Throwable t) {
+  static AwsServiceException findService(Throwable t) {
     for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
       if (c instanceof AwsServiceException s) {
         return s;
@@ -491,7 +255,7 @@ public final class ErrorClassifier {
     return null;
   }
 
-  private static String serviceCode(CredentialsResolutionException e) {
+  static String serviceCode(CredentialsResolutionException e) {
     AwsServiceException s = findService(e.getCause());
     if (s == null) {
       return e.getCause() == null ? "no answer" : root(e).getClass().getSimpleName();
@@ -500,14 +264,14 @@ public final class ErrorClassifier {
     return (code == null ? "HTTP" : code) + " " + s.statusCode();
   }
 
-  private static String errorCode(Throwable failure) {
+  static String errorCode(Throwable failure) {
     if (failure instanceof S3Exception s3 && s3.awsErrorDetails() != null) {
       return s3.awsErrorDetails().errorCode() + " " + s3.statusCode();
     }
     return failure.getClass().getSimpleName();
   }
 
-  private static Throwable root(Throwable t) {
+  static Throwable root(Throwable t) {
     Throwable root = t;
     while (root.getCause() != null && root.getCause() != root) {
       root = root.getCause();
@@ -515,7 +279,7 @@ public final class ErrorClassifier {
     return root;
   }
 
-  private static String rootMessage(Throwable t) {
+  static String rootMessage(Throwable t) {
     Throwable root = root(t);
     return root.getClass().getSimpleName() + ": " + root.getMessage();
   }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kafkas3archiver.encode.Compression;
 import io.kafkas3archiver.encode.Format;
+import io.kafkas3archiver.group.PartitionTime;
 import java.time.ZoneId;
 import java.util.HashMap;
 import java.util.Map;

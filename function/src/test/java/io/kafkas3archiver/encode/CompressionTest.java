@@ -42,8 +42,10 @@ class CompressionTest {
 
   @ParameterizedTest
   @EnumSource(Compression.class)
-  void shouldPrimeEveryCodecWithoutError(Compression compression) {
-    compression.prime();
+  void shouldPrimeEveryCodecByCompressingAProbe(Compression compression) throws IOException {
+    byte[] primed = compression.prime();
+
+    assertThat(decompress(compression, primed)).isEqualTo(Compression.PRIMING_PROBE);
   }
 
   @Test

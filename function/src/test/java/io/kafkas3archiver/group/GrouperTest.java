@@ -2,7 +2,6 @@ package io.kafkas3archiver.group;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kafkas3archiver.config.PartitionTime;
 import io.kafkas3archiver.decode.Invocation.KafkaBatch;
 import io.kafkas3archiver.decode.KafkaRecord;
 import java.time.Clock;

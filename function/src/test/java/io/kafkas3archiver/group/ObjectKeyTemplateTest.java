@@ -3,7 +3,6 @@ package io.kafkas3archiver.group;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kafkas3archiver.config.ConfigException;
 import io.kafkas3archiver.decode.KafkaRecord;
 import io.kafkas3archiver.encode.Compression;
 import io.kafkas3archiver.encode.Format;
@@ -87,7 +86,7 @@ class ObjectKeyTemplateTest {
   @Test
   void shouldRejectAnUnknownVariableListingTheLegalOnes() {
     assertThatThrownBy(() -> template("${TOPIC}/${JOB_ID}", Format.JSON, Compression.NONE))
-        .isInstanceOf(ConfigException.class)
+        .isInstanceOf(InvalidKeyTemplateException.class)
         .hasMessageContaining("unknown variable ${TOPIC}")
         .hasMessageContaining("${OBJECT_NAME}");
   }

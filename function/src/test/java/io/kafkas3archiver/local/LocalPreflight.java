@@ -12,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
-import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * The preflight check as a local command: the handler's own {@code {"action":"preflight"}} branch,
@@ -40,17 +39,19 @@ public final class LocalPreflight {
       env.putIfAbsent("AWS_REGION", S3ProxyServer.REGION);
       env.putIfAbsent("TITLE", "local-preflight");
       Path data = Path.of(".local-s3");
+      // A bad setting fails before S3Proxy's non-daemon threads exist (see LocalS3.open).
+      ArchiverConfig.fromEnv(env);
       embedded = S3ProxyServer.onDisk(data);
       env.put("AWS_ENDPOINT_URL_S3", embedded.endpoint().toString());
       env.put("S3_FORCE_PATH_STYLE", "true");
       // The embedded server's keys stand in for the execution role's, as Lambda sets them.
       env.put("AWS_ACCESS_KEY_ID", S3ProxyServer.ACCESS_KEY);
       env.put("AWS_SECRET_ACCESS_KEY", S3ProxyServer.SECRET_KEY);
-      try (S3Client s3 = embedded.client()) {
-        String bucket = env.get("BUCKET_NAME");
-        if (s3.listBuckets().buckets().stream().noneMatch(b -> b.name().equals(bucket))) {
-          embedded.createBucket(bucket);
-        }
+      try {
+        LocalS3.createBucketIfMissing(embedded, env.get("BUCKET_NAME"));
+      } catch (RuntimeException e) {
+        embedded.close();
+        throw e;
       }
       System.err.println(
           "embedded S3 server at " + embedded.endpoint() + ", data in " + data.toAbsolutePath());

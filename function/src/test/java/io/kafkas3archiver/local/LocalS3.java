@@ -27,22 +27,33 @@ final class LocalS3 implements AutoCloseable {
    * and creates {@code BUCKET_NAME} if it is not there yet.
    */
   static LocalS3 open(Map<String, String> env, Path data) {
+    // A bad setting fails here, before S3Proxy's non-daemon threads exist: otherwise the exception
+    // leaves them running and exec:java waits on them forever, printing nothing.
+    ArchiverConfig.fromEnv(env);
     String endpoint = env.get("AWS_ENDPOINT_URL_S3");
     if (endpoint != null && !endpoint.isBlank()) {
       return new LocalS3(null);
     }
     S3ProxyServer server = S3ProxyServer.onDisk(data);
-    env.put("AWS_ENDPOINT_URL_S3", server.endpoint().toString());
-    env.put("S3_FORCE_PATH_STYLE", "true");
-    try (S3Client s3 = server.client()) {
-      String bucket = env.get("BUCKET_NAME");
-      if (s3.listBuckets().buckets().stream().noneMatch(b -> b.name().equals(bucket))) {
-        server.createBucket(bucket);
-      }
+    try {
+      env.put("AWS_ENDPOINT_URL_S3", server.endpoint().toString());
+      env.put("S3_FORCE_PATH_STYLE", "true");
+      createBucketIfMissing(server, env.get("BUCKET_NAME"));
+    } catch (RuntimeException e) {
+      server.close();
+      throw e;
     }
     System.out.println(
         "embedded S3 server at " + server.endpoint() + ", data in " + data.toAbsolutePath());
     return new LocalS3(server);
+  }
+
+  static void createBucketIfMissing(S3ProxyServer server, String bucket) {
+    try (S3Client s3 = server.client()) {
+      if (s3.listBuckets().buckets().stream().noneMatch(b -> b.name().equals(bucket))) {
+        server.createBucket(bucket);
+      }
+    }
   }
 
   /** The embedded server's keys, or the credentials the function would use for this config. */

@@ -23,6 +23,7 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -155,13 +156,13 @@ class IdempotencyIT {
           runs.add(
               pool.submit(
                   () -> {
-                    start.await();
+                    start.await(30, TimeUnit.SECONDS);
                     function.invoke(new ByteArrayInputStream(event));
                     return null;
                   }));
         }
         for (Future<Void> run : runs) {
-          run.get();
+          run.get(60, TimeUnit.SECONDS);
         }
 
         Map<String, byte[]> written = Archive.objects(s3, BUCKET, prefix + "/");

@@ -77,6 +77,7 @@ class MemoryIT {
       Formats.Variant variant) throws Exception {
     String prefix = "mem-" + variant;
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+    Path log = temp.resolve(prefix + ".log");
     Process process =
         new ProcessBuilder(
                 java.toString(),
@@ -92,14 +93,15 @@ class MemoryIT {
                 variant.compression().configName(),
                 event.toString())
             .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
             .start();
     process.getOutputStream().close();
-    byte[] output = process.getInputStream().readAllBytes();
+    // The output goes to a file, so nothing blocks on reading it and the bound below can fire.
     boolean finished = process.waitFor(120, TimeUnit.SECONDS);
     if (!finished) {
-      process.destroyForcibly();
+      process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
     }
-    String text = new String(output, StandardCharsets.UTF_8);
+    String text = Files.readString(log, StandardCharsets.UTF_8);
 
     assertThat(finished).as("finished within 120 s").isTrue();
     assertThat(process.exitValue()).as(text).isZero();

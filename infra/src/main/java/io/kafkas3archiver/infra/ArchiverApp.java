@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import software.amazon.awscdk.App;
 import software.amazon.awscdk.Aspects;
@@ -31,6 +32,10 @@ public final class ArchiverApp {
 
   /** Builds the one stack of the app from its context. Tests call this too. */
   public static ArchiverStack createStack(App app) {
+    if (app.getNode().getAllContext() instanceof Map<?, ?> context) {
+      ArchiverSettings.requireKnownContextKeys(
+          context.keySet().stream().map(String::valueOf).collect(Collectors.toSet()));
+    }
     Map<String, Object> values = new LinkedHashMap<>();
     Object file = app.getNode().tryGetContext("configFile");
     if (file != null && !file.toString().isBlank()) {

@@ -400,6 +400,36 @@ public record ArchiverSettings(
     }
   }
 
+  /** Context keys of the app itself that are not settings. */
+  static final Set<String> APP_KEYS = Set.of("configFile", "jarPath", "stackName");
+
+  /** Context the CDK CLI and cdk.json pass that has no ':' or '/' in its name. */
+  private static final Set<String> CDK_KEYS = Set.of("cli-telemetry", "acknowledged-issue-numbers");
+
+  /**
+   * Rejects a context key ({@code -c name=value}) that is neither a setting, nor one of the app's,
+   * nor the CDK's own (those are namespaced, as {@code aws:cdk:...} or {@code @aws-cdk/...}):
+   * otherwise a misspelled {@code -c outputFormt=xml} is ignored and the default silently wins.
+   */
+  static void requireKnownContextKeys(Set<String> contextKeys) {
+    List<String> unknown =
+        contextKeys.stream()
+            .filter(k -> !k.contains(":") && !k.contains("/") && !CDK_KEYS.contains(k))
+            .filter(k -> !KNOWN_KEYS.contains(k) && !SECRET_KEYS.contains(k))
+            .filter(k -> !APP_KEYS.contains(k))
+            .sorted()
+            .toList();
+    if (!unknown.isEmpty()) {
+      throw new IllegalArgumentException(
+          "unknown context key(s) "
+              + unknown
+              + " (-c name=value or cdk.json); known keys: "
+              + sorted(KNOWN_KEYS)
+              + ", and the app's "
+              + sorted(APP_KEYS));
+    }
+  }
+
   /**
    * Builds the settings from one lookup (context, file, or both merged). Unknown keys are an error,
    * so a typo does not silently fall back to a default.

@@ -101,49 +101,40 @@ final class Monitoring {
     alarms.add(lagAlarm);
     // RecordsErrored > 0: any record that went to an error object (DESIGN §4) needs a look.
     alarms.add(
-        Alarm.Builder.create(scope, "RecordsErroredAlarm")
-            .metric(recordsErrored)
-            .threshold(0)
-            .evaluationPeriods(1)
-            .datapointsToAlarm(1)
-            .comparisonOperator(ComparisonOperator.GREATER_THAN_THRESHOLD)
-            .treatMissingData(TreatMissingData.NOT_BREACHING)
-            .alarmDescription(
-                "Records could not be written in the chosen format and went to error objects"
-                    + " under <prefix>/_errors/ ("
-                    + s.title()
-                    + ")")
-            .build());
+        above(
+            scope,
+            "RecordsErroredAlarm",
+            recordsErrored,
+            0,
+            1,
+            "Records could not be written in the chosen format and went to error objects"
+                + " under <prefix>/_errors/ ("
+                + s.title()
+                + ")"));
     alarms.add(
-        Alarm.Builder.create(scope, "UploadRetriesAlarm")
-            .metric(uploadRetries)
-            .threshold(s.uploadRetriesThreshold())
-            .evaluationPeriods(1)
-            .datapointsToAlarm(1)
-            .comparisonOperator(ComparisonOperator.GREATER_THAN_THRESHOLD)
-            .treatMissingData(TreatMissingData.NOT_BREACHING)
-            .alarmDescription(
-                "S3 uploads are being retried: more than "
-                    + s.uploadRetriesThreshold()
-                    + " retries in 5 minutes (SlowDown, 5xx, timeouts) ("
-                    + s.title()
-                    + ")")
-            .build());
+        above(
+            scope,
+            "UploadRetriesAlarm",
+            uploadRetries,
+            s.uploadRetriesThreshold(),
+            1,
+            "S3 uploads are being retried: more than "
+                + s.uploadRetriesThreshold()
+                + " retries in 5 minutes (SlowDown, 5xx, timeouts) ("
+                + s.title()
+                + ")"));
     alarms.add(
-        Alarm.Builder.create(scope, "BatchAgeAlarm")
-            .metric(batchAge)
-            .threshold(s.batchAgeThresholdMs())
-            .evaluationPeriods(3)
-            .datapointsToAlarm(3)
-            .comparisonOperator(ComparisonOperator.GREATER_THAN_THRESHOLD)
-            .treatMissingData(TreatMissingData.NOT_BREACHING)
-            .alarmDescription(
-                "Records reach the archive late: BatchAgeMs above "
-                    + s.batchAgeThresholdMs()
-                    + " ms for 15 minutes ("
-                    + s.title()
-                    + ")")
-            .build());
+        above(
+            scope,
+            "BatchAgeAlarm",
+            batchAge,
+            s.batchAgeThresholdMs(),
+            3,
+            "Records reach the archive late: BatchAgeMs above "
+                + s.batchAgeThresholdMs()
+                + " ms for 15 minutes ("
+                + s.title()
+                + ")"));
     alarms.add(
         Alarm.Builder.create(scope, "ArchiveStalledAlarm")
             .metric(
@@ -282,14 +273,40 @@ final class Monitoring {
     return GraphWidget.Builder.create().title(title).left(metrics).width(12).build();
   }
 
+  /** Alarms at or above {@code threshold} in each of {@code periods} 5-minute periods. */
   private static Alarm alarm(
       Construct scope, String id, Metric metric, double threshold, int periods, String text) {
+    return alarm(
+        scope,
+        id,
+        metric,
+        ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        threshold,
+        periods,
+        text);
+  }
+
+  /** Alarms strictly above {@code threshold} in each of {@code periods} 5-minute periods. */
+  private static Alarm above(
+      Construct scope, String id, Metric metric, double threshold, int periods, String text) {
+    return alarm(
+        scope, id, metric, ComparisonOperator.GREATER_THAN_THRESHOLD, threshold, periods, text);
+  }
+
+  private static Alarm alarm(
+      Construct scope,
+      String id,
+      Metric metric,
+      ComparisonOperator comparison,
+      double threshold,
+      int periods,
+      String text) {
     return Alarm.Builder.create(scope, id)
         .metric(metric)
         .threshold(threshold)
         .evaluationPeriods(periods)
         .datapointsToAlarm(periods)
-        .comparisonOperator(ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+        .comparisonOperator(comparison)
         .treatMissingData(TreatMissingData.NOT_BREACHING)
         .alarmDescription(text)
         .build();

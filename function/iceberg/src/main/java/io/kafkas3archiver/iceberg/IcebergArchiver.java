@@ -213,6 +213,7 @@ final class IcebergArchiver implements BatchArchiver {
           errored,
           tombstones,
           failed,
+          0, // a table counts skipped offsets per commit (recordsAlreadyCommitted)
           earliest == Long.MAX_VALUE ? -1 : earliest,
           objects,
           0);

@@ -77,7 +77,7 @@ public final class ColdStart {
     }
     ArchiverConfig config = ArchiverConfig.fromEnv(System::getenv);
     if (mode.equals("primed")) {
-      return new ArchiverHandler(config);
+      return new ArchiverHandler(config, System::getenv);
     }
     if (mode.equals("lazy")) {
       return new ArchiverHandler(config, new LazyStore(config, client), Clock.systemUTC());

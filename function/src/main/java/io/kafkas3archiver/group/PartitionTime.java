@@ -1,7 +1,7 @@
-package io.kafkas3archiver.config;
+package io.kafkas3archiver.group;
 
 /** Which clock decides the year/month/day/hour folder of an object (DESIGN §2). */
-public enum PartitionTime implements ConfigChoice {
+public enum PartitionTime {
   /**
    * The earliest record timestamp of the topic in the batch: one object per topic, stable on retry.
    */
@@ -11,7 +11,7 @@ public enum PartitionTime implements ConfigChoice {
   /** The invocation's wall clock. Not idempotent: a retry after an hour edge lands elsewhere. */
   INGEST;
 
-  @Override
+  /** The name in configuration ({@code PARTITION_TIME}). */
   public String configName() {
     return name().toLowerCase(java.util.Locale.ROOT);
   }

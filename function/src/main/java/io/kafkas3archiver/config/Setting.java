@@ -1,0 +1,223 @@
+package io.kafkas3archiver.config;
+
+import io.kafkas3archiver.encode.Compression;
+import io.kafkas3archiver.encode.Format;
+import io.kafkas3archiver.group.ObjectKeyTemplate;
+import io.kafkas3archiver.group.PartitionTime;
+import java.util.Arrays;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * Every environment variable the function reads, declared once: name, type, default, legal values
+ * and doc. {@link ArchiverConfig} reads through these constants, {@code docs/configuration.md} is
+ * generated from them ({@code ./mvnw -q -pl function test-compile exec:java@config-docs}), and
+ * tests fail when that file is stale or when {@code function/src/main} reads a variable that is not
+ * declared here.
+ *
+ * <p>To add a setting: add one constant here, read it in {@link ArchiverConfig#fromEnv}, and
+ * regenerate the docs.
+ */
+public enum Setting {
+  BUCKET_NAME(
+      Type.STRING,
+      null,
+      "required",
+      "an S3 bucket name: 3-63 of a-z, 0-9, '.' and '-'",
+      "The bucket to archive into. It must exist; the name is checked against S3's naming rules."),
+  BUCKET_REGION(
+      Type.STRING,
+      null,
+      "`AWS_REGION`",
+      "an AWS region name such as us-east-1",
+      "The bucket's region."),
+  TITLE(
+      Type.STRING,
+      null,
+      "the function name",
+      "any text",
+      "Connector name, in logs, metric dimensions and `${PIPELINE_NAME}`."),
+  INPUT_TOPIC(
+      Type.STRING,
+      null,
+      "unset = any topic",
+      "a Kafka topic name: 1-249 of letters, digits, '.', '_', '-'",
+      "The one topic to archive; records of any other topic go to the error object."),
+  OUTPUT_FORMAT(
+      Type.CHOICE,
+      Format.NDJSON.configName(),
+      null,
+      names(Format.values(), Format::configName),
+      "Object format: `json` is one array per object, `ndjson` one JSON value per line."),
+  COMPRESSION(
+      Type.CHOICE,
+      Compression.NONE.configName(),
+      null,
+      names(Compression.values(), Compression::configName),
+      "Codec: text formats wrap the stream (`.gz`, `.snappy`, `.zst`), Parquet compresses its"
+          + " columns."),
+  KEY_PREFIX(
+      Type.STRING,
+      "condense",
+      null,
+      "path segments of letters, digits and !-_.*'()=+,;:@ separated by '/'; no leading '/',"
+          + " no '.' or '..'",
+      "First path segment(s) of every key."),
+  KEY_TEMPLATE(
+      Type.STRING,
+      ObjectKeyTemplate.DEFAULT,
+      null,
+      "a template of ${VARIABLES}, see [object layout](object-layout.md#object-keys)",
+      "The full key template."),
+  PARTITION_TIME(
+      Type.CHOICE,
+      PartitionTime.BATCH.configName(),
+      null,
+      names(PartitionTime.values(), PartitionTime::configName),
+      "Which time picks the year/month/day/hour folder; see below."),
+  TIME_ZONE(
+      Type.STRING,
+      "UTC",
+      null,
+      "an IANA zone id such as UTC or Europe/Berlin",
+      "Zone of the time folders."),
+  INCLUDE_KAFKA_METADATA(
+      Type.BOOLEAN,
+      "false",
+      null,
+      "true, false",
+      "Add topic, partition, offset, timestamp, key and headers to every row."),
+  CREDENTIALS_SECRET_ARN(
+      Type.STRING,
+      null,
+      "unset = execution role",
+      "a Secrets Manager ARN",
+      "Secret with static keys `{\"accessKey\",\"secretKey\"}`."),
+  ROLE_ARN(
+      Type.STRING,
+      null,
+      "unset",
+      "an IAM role ARN",
+      "Role to assume for the bucket (cross-account buckets)."),
+  EXTERNAL_ID(
+      Type.STRING,
+      null,
+      "unset",
+      "any text; needs `ROLE_ARN`",
+      "External ID sent when assuming `ROLE_ARN`."),
+  SSE(
+      Type.CHOICE,
+      null,
+      "bucket default",
+      names(ServerSideEncryption.values(), ServerSideEncryption::configName),
+      "Server-side encryption of every PutObject."),
+  KMS_KEY_ID(
+      Type.STRING,
+      null,
+      "unset",
+      "a KMS key id or ARN; needs `SSE=aws:kms`",
+      "KMS key for `SSE=aws:kms`."),
+  AWS_ENDPOINT_URL_S3(
+      Type.STRING,
+      null,
+      "AWS",
+      "an http:// or https:// URL",
+      "S3-compatible endpoint (MinIO, Ceph, emulators)."),
+  S3_FORCE_PATH_STYLE(
+      Type.BOOLEAN,
+      "false",
+      null,
+      "true, false",
+      "Path-style requests, for S3-compatible endpoints."),
+  REPORT_BATCH_ITEM_FAILURES(
+      Type.BOOLEAN,
+      "false",
+      null,
+      "true, false",
+      "`true` only when the mapping has `FunctionResponseTypes: [ReportBatchItemFailures]`: failed"
+          + " topic-partitions are then reported instead of failing the whole invocation."),
+  LOG_LEVEL(
+      Type.CHOICE,
+      LogLevel.INFO.configName(),
+      null,
+      names(LogLevel.values(), LogLevel::configName),
+      "The least severe log line written."),
+
+  // Set by Lambda or the AWS SDK's conventions, not by the user; read, so declared too.
+  AWS_REGION(Scope.RUNTIME, "the function's region; the default of `BUCKET_REGION`"),
+  AWS_DEFAULT_REGION(Scope.RUNTIME, "fallback for `AWS_REGION` in local runs"),
+  AWS_LAMBDA_FUNCTION_NAME(Scope.RUNTIME, "the default of `TITLE`"),
+  AWS_ACCESS_KEY_ID(Scope.RUNTIME, "the execution role's credentials"),
+  AWS_SECRET_ACCESS_KEY(Scope.RUNTIME, "the execution role's credentials"),
+  AWS_SESSION_TOKEN(Scope.RUNTIME, "the execution role's credentials"),
+  AWS_ENDPOINT_URL(Scope.RUNTIME, "the SDK's endpoint for every service (emulators)"),
+  AWS_ENDPOINT_URL_SECRETS_MANAGER(Scope.RUNTIME, "the SDK's Secrets Manager endpoint"),
+  AWS_ENDPOINT_URL_STS(Scope.RUNTIME, "the SDK's STS endpoint");
+
+  /** Who sets the variable: the user (documented as a setting) or Lambda / the SDK conventions. */
+  public enum Scope {
+    SETTING,
+    RUNTIME
+  }
+
+  /** How the value is parsed. */
+  public enum Type {
+    STRING,
+    CHOICE,
+    BOOLEAN
+  }
+
+  private final Scope scope;
+  private final Type type;
+  private final String defaultValue;
+  private final String defaultDoc;
+  private final String legalValues;
+  private final String doc;
+
+  Setting(Type type, String defaultValue, String defaultDoc, String legalValues, String doc) {
+    this.scope = Scope.SETTING;
+    this.type = type;
+    this.defaultValue = defaultValue;
+    this.defaultDoc = defaultDoc != null ? defaultDoc : "`" + defaultValue + "`";
+    this.legalValues = legalValues;
+    this.doc = doc;
+  }
+
+  Setting(Scope scope, String doc) {
+    this.scope = scope;
+    this.type = Type.STRING;
+    this.defaultValue = null;
+    this.defaultDoc = "set by Lambda or by you";
+    this.legalValues = "";
+    this.doc = doc;
+  }
+
+  public Scope scope() {
+    return scope;
+  }
+
+  public Type type() {
+    return type;
+  }
+
+  /** The value used when the variable is unset or blank; null when there is none to parse. */
+  public String defaultValue() {
+    return defaultValue;
+  }
+
+  public String defaultDoc() {
+    return defaultDoc;
+  }
+
+  public String legalValues() {
+    return legalValues;
+  }
+
+  public String doc() {
+    return doc;
+  }
+
+  private static <E> String names(E[] values, Function<E, String> configName) {
+    return Arrays.stream(values).map(configName).collect(Collectors.joining(", "));
+  }
+}
