@@ -3,12 +3,6 @@ package io.kafkas3archiver.encode;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.StreamReadConstraints;
-import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.kafkas3archiver.decode.Header;
 import io.kafkas3archiver.decode.KafkaRecord;
 import java.io.IOException;
@@ -26,32 +20,6 @@ final class Json {
                   .maxStringLength(Integer.MAX_VALUE)
                   .build())
           .build();
-
-  /**
-   * For tabular formats, which need the value's fields: decimals stay exact, duplicate keys are
-   * refused. Jackson databind (about 290 classes) loads on the first {@code readTree}, so json and
-   * ndjson never pay for it on a cold start.
-   */
-  static final TreeReader TREE_MAPPER = new TreeReader();
-
-  static final class TreeReader {
-    private TreeReader() {}
-
-    JsonNode readTree(byte[] json) throws IOException {
-      return Holder.MAPPER.readTree(json);
-    }
-
-    private static final class Holder {
-      static final ObjectMapper MAPPER =
-          JsonMapper.builder(FACTORY)
-              .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-              .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-              // '{"a":1} trailing' is not a JSON object: without this the tail is silently dropped.
-              .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-              .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
-              .build();
-    }
-  }
 
   private Json() {}
 
@@ -108,25 +76,5 @@ final class Json {
       throw new IllegalStateException("writing headers to a string cannot fail", e);
     }
     return text.toString();
-  }
-
-  /**
-   * A tabular cell's text: a string as is, a number as written (decimals keep their scale), a
-   * boolean as {@code true}/{@code false}, a nested value as compact JSON; null for JSON null.
-   */
-  static String cellText(com.fasterxml.jackson.databind.JsonNode value) {
-    if (value == null || value.isNull()) {
-      return null;
-    }
-    if (value.isTextual()) {
-      return value.textValue();
-    }
-    if (value.isBigDecimal()) {
-      return value.decimalValue().toString();
-    }
-    if (value.isValueNode()) {
-      return value.asText();
-    }
-    return value.toString();
   }
 }
