@@ -23,11 +23,12 @@ import java.util.Set;
  *
  * <ul>
  *   <li>At most {@value #MAX_COLUMNS} value columns per object.
- *   <li>The empty cells of all value columns together may not exceed the batch's value bytes: a
- *       field that is in few records costs an empty cell in all the others. Fields are considered
- *       from the most frequent down (ties: first seen); the first that does not fit, and every
- *       rarer one, goes to the overflow column. So 10,000 records that each carry a field name of
- *       their own keep their common fields as columns and their own names in {@value #OVERFLOW}.
+ *   <li>The empty cells of all value columns together may not exceed a quarter of the batch's value
+ *       bytes: a field that is in few records costs an empty cell in all the others. Fields are
+ *       considered from the most frequent down (ties: first seen); the first that does not fit, and
+ *       every rarer one, goes to the overflow column. So 10,000 records that each carry a field
+ *       name of their own keep their common fields as columns and their own names in {@value
+ *       #OVERFLOW}.
  *   <li>Columns keep the fields' first-seen order.
  *   <li>Names are kept as written, except that readers (Athena, DuckDB, Spark) match names ignoring
  *       case: a name equal to a metadata column, to {@value #OVERFLOW}, or to an earlier column
@@ -40,6 +41,12 @@ import java.util.Set;
 final class ColumnPlan {
   static final int MAX_COLUMNS = 1_000;
   static final String OVERFLOW = "_overflow";
+
+  /**
+   * Empty cells may be at most a quarter of the value bytes: a batch of sparse but real columns
+   * (100 fields, each in 1 of 4 records) keeps them all, while per-record names stop after a few.
+   */
+  static final int EMPTY_CELLS_PER_VALUE_BYTE = 4;
 
   /** A value column: its name in the file, the JSON field it holds, and (parquet) its kind. */
   record Column(String name, String field, Kind kind) {}
@@ -117,7 +124,7 @@ final class ColumnPlan {
         Comparator.comparingInt((Map.Entry<String, Tally> e) -> -e.getValue().present)
             .thenComparingInt(e -> e.getValue().firstSeen));
     long rows = batch.rows().size();
-    long budget = batch.valueBytes();
+    long budget = batch.valueBytes() / EMPTY_CELLS_PER_VALUE_BYTE;
     long emptyCells = 0;
     List<Map.Entry<String, Tally>> chosen = new ArrayList<>();
     for (Map.Entry<String, Tally> e : byFrequency) {

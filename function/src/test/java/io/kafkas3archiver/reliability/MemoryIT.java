@@ -92,14 +92,16 @@ class MemoryIT {
                 variant.compression().configName(),
                 event.toString())
             .redirectErrorStream(true)
+            // To a file, not a pipe: reading a pipe to its end blocked until the JVM exited, so
+            // the timeout below could never fire.
+            .redirectOutput(temp.resolve(prefix + ".log").toFile())
             .start();
     process.getOutputStream().close();
-    byte[] output = process.getInputStream().readAllBytes();
     boolean finished = process.waitFor(120, TimeUnit.SECONDS);
     if (!finished) {
-      process.destroyForcibly();
+      process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
     }
-    String text = new String(output, StandardCharsets.UTF_8);
+    String text = Files.readString(temp.resolve(prefix + ".log"), StandardCharsets.UTF_8);
 
     assertThat(finished).as("finished within 120 s").isTrue();
     assertThat(process.exitValue()).as(text).isZero();
