@@ -26,7 +26,8 @@ import java.util.Random;
  * and prints one {@code case} line per run with its counts, output bytes, peak heap and time. The
  * store keeps no bytes (it only counts them), so the heap measured is the pipeline's.
  *
- * <p>Arguments: seed [metadata shapes, comma-separated, run also with INCLUDE_KAFKA_METADATA=true]
+ * <p>Arguments: seed [metadata shapes, comma-separated, run also with INCLUDE_KAFKA_METADATA=true].
+ * {@code -Dshapes.only=a,b} runs only those shapes (to reproduce one case by hand).
  */
 public final class HostileShapesProbe {
   private HostileShapesProbe() {}
@@ -39,7 +40,11 @@ public final class HostileShapesProbe {
             .filter(p -> p.getType() == MemoryType.HEAP)
             .toList();
     EventDecoder decoder = new EventDecoder();
+    String only = System.getProperty("shapes.only", "");
     for (HostileShapes.Shape shape : HostileShapes.all()) {
+      if (!only.isEmpty() && !List.of(only.split(",")).contains(shape.name())) {
+        continue;
+      }
       List<Rec> records = shape.build().apply(new Random(seed ^ shape.name().hashCode()));
       long valueBytes = 0;
       int tombstones = 0;
