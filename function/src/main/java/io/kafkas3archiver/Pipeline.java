@@ -46,7 +46,11 @@ public final class Pipeline {
     this.grouper =
         new Grouper(config.partitionTime(), config.timeZone(), keys.onePartitionPerObject(), clock);
     this.encoder =
-        Encoder.forFormat(config.format(), config.compression(), config.includeKafkaMetadata());
+        Encoder.forFormat(
+            config.format(),
+            config.compression(),
+            config.includeKafkaMetadata(),
+            config.parquetSchema());
     if (!config.format().compressesItself()) {
       config.compression().prime(); // Parquet's encoder primes its own codec
     }

@@ -1,6 +1,7 @@
 package io.kafkas3archiver.config;
 
 import io.kafkas3archiver.encode.Compression;
+import io.kafkas3archiver.encode.ExplicitSchema;
 import io.kafkas3archiver.encode.Format;
 import io.kafkas3archiver.group.ObjectKeyTemplate;
 import java.net.URI;
@@ -35,7 +36,8 @@ public record ArchiverConfig(
     Optional<URI> endpoint,
     boolean forcePathStyle,
     boolean reportBatchItemFailures,
-    LogLevel logLevel) {
+    LogLevel logLevel,
+    Optional<ExplicitSchema> parquetSchema) {
 
   private static final Pattern BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
   private static final Pattern IP_ADDRESS = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
@@ -117,6 +119,15 @@ public record ArchiverConfig(
     boolean pathStyle = env.bool("S3_FORCE_PATH_STYLE", false);
     boolean reportItemFailures = env.bool("REPORT_BATCH_ITEM_FAILURES", false);
     LogLevel logLevel = env.choice("LOG_LEVEL", LogLevel.class, LogLevel.INFO);
+    Optional<ExplicitSchema> parquetSchema =
+        env.optional("PARQUET_SCHEMA").map(ArchiverConfig::schema);
+    if (parquetSchema.isPresent() && format != Format.PARQUET) {
+      throw new ConfigException(
+          "PARQUET_SCHEMA is set but OUTPUT_FORMAT is '"
+              + format.configName()
+              + "'; it declares Parquet column types: set OUTPUT_FORMAT=parquet or remove"
+              + " PARQUET_SCHEMA");
+    }
 
     return new ArchiverConfig(
         bucket,
@@ -138,7 +149,22 @@ public record ArchiverConfig(
         endpoint,
         pathStyle,
         reportItemFailures,
-        logLevel);
+        logLevel,
+        parquetSchema);
+  }
+
+  private static ExplicitSchema schema(String document) {
+    try {
+      return ExplicitSchema.parse(document);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(
+          "PARQUET_SCHEMA='"
+              + document
+              + "' is not a valid schema ("
+              + e.getMessage()
+              + "); legal: "
+              + ExplicitSchema.LEGAL);
+    }
   }
 
   /** S3's bucket naming rules for general purpose buckets. */

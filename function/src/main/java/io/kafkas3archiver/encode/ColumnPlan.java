@@ -105,6 +105,15 @@ final class ColumnPlan {
    * metadata columns). With {@code typed}, all-null fields get no column.
    */
   static ColumnPlan plan(TabularBatch batch, Collection<String> reserved, boolean typed) {
+    return plan(batch, reserved, typed, null);
+  }
+
+  /**
+   * As above; the fields {@code declared} by an explicit schema come first, in its order and with
+   * its kinds, whether or not the batch holds them, and count toward the cap.
+   */
+  static ColumnPlan plan(
+      TabularBatch batch, Collection<String> reserved, boolean typed, ExplicitSchema declared) {
     Map<String, Tally> tallies = new LinkedHashMap<>();
     for (Row row : batch.rows()) {
       if (row.fields() == null) {
@@ -120,6 +129,8 @@ final class ColumnPlan {
     if (typed) {
       byFrequency.removeIf(e -> e.getValue().kind() == Kind.NULL);
     }
+    Map<String, Kind> fixed = declared == null ? Map.of() : declared.fields();
+    byFrequency.removeIf(e -> fixed.containsKey(e.getKey()));
     byFrequency.sort(
         Comparator.comparingInt((Map.Entry<String, Tally> e) -> -e.getValue().present)
             .thenComparingInt(e -> e.getValue().firstSeen));
@@ -129,7 +140,7 @@ final class ColumnPlan {
     List<Map.Entry<String, Tally>> chosen = new ArrayList<>();
     for (Map.Entry<String, Tally> e : byFrequency) {
       long empty = rows - e.getValue().present;
-      if (chosen.size() >= MAX_COLUMNS || emptyCells + empty > budget) {
+      if (fixed.size() + chosen.size() >= MAX_COLUMNS || emptyCells + empty > budget) {
         break;
       }
       emptyCells += empty;
@@ -139,7 +150,8 @@ final class ColumnPlan {
     Set<String> taken = new HashSet<>();
     reserved.forEach(name -> taken.add(fold(name)));
     taken.add(fold(OVERFLOW));
-    List<Column> columns = new ArrayList<>(chosen.size());
+    List<Column> columns = new ArrayList<>(fixed.size() + chosen.size());
+    fixed.forEach((field, kind) -> columns.add(new Column(uniqueName(field, taken), field, kind)));
     for (Map.Entry<String, Tally> e : chosen) {
       columns.add(
           new Column(

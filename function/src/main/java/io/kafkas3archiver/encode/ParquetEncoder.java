@@ -1,6 +1,7 @@
 package io.kafkas3archiver.encode;
 
 import io.kafkas3archiver.decode.KafkaRecord;
+import io.kafkas3archiver.decode.RejectedRecord;
 import io.kafkas3archiver.encode.TabularBatch.Field;
 import io.kafkas3archiver.encode.TabularBatch.Row;
 import java.io.IOException;
@@ -41,10 +42,17 @@ public final class ParquetEncoder implements Encoder {
 
   private final Compression compression;
   private final boolean includeKafkaMetadata;
+  private final ExplicitSchema declared;
 
   ParquetEncoder(Compression compression, boolean includeKafkaMetadata) {
+    this(compression, includeKafkaMetadata, null);
+  }
+
+  /** With {@code declared} (PARQUET_SCHEMA, may be null), whose types win over inference. */
+  ParquetEncoder(Compression compression, boolean includeKafkaMetadata, ExplicitSchema declared) {
     this.compression = compression;
     this.includeKafkaMetadata = includeKafkaMetadata;
+    this.declared = declared;
     prime();
   }
 
@@ -69,10 +77,13 @@ public final class ParquetEncoder implements Encoder {
   @Override
   public EncodeResult encode(List<KafkaRecord> records, OutputStream out) throws IOException {
     TabularBatch batch = TabularBatch.read(records, "parquet", includeKafkaMetadata);
+    if (declared != null) {
+      batch = rejectMismatches(batch);
+    }
     if (batch.rows().isEmpty()) {
       return new EncodeResult(0, batch.tombstonesSkipped(), batch.rejected());
     }
-    ColumnPlan plan = ColumnPlan.plan(batch, ParquetSchema.METADATA, true);
+    ColumnPlan plan = ColumnPlan.plan(batch, ParquetSchema.METADATA, true, declared);
     ParquetSchema schema = new ParquetSchema(includeKafkaMetadata, batch.binaryKeys(), plan);
     try (ParquetWriter<Row> writer =
         new Builder(new StreamOutputFile(out), new RowWriteSupport(schema))
@@ -88,6 +99,30 @@ public final class ParquetEncoder implements Encoder {
       }
     }
     return new EncodeResult(batch.rows().size(), batch.tombstonesSkipped(), batch.rejected());
+  }
+
+  /** Sends a record whose value does not match a declared type to the error object. */
+  private TabularBatch rejectMismatches(TabularBatch batch) {
+    List<Row> rows = new ArrayList<>(batch.rows().size());
+    List<RejectedRecord> rejected = new ArrayList<>(batch.rejected());
+    for (Row row : batch.rows()) {
+      String problem = null;
+      if (row.fields() != null) {
+        for (Field f : row.fields()) {
+          problem = declared.mismatch(f);
+          if (problem != null) {
+            break;
+          }
+        }
+      }
+      if (problem == null) {
+        rows.add(row);
+      } else {
+        rejected.add(RejectedRecord.of(row.record(), problem));
+      }
+    }
+    return new TabularBatch(
+        rows, rejected, batch.tombstonesSkipped(), batch.binaryKeys(), batch.valueBytes());
   }
 
   static CompressionCodecName codec(Compression compression) {

@@ -85,7 +85,7 @@ final class ParquetSchema {
       case NULL -> true;
       case BOOLEAN -> column == Kind.BOOLEAN;
       case NUMBER -> column == Kind.NUMBER && decimal(value.text()) != null;
-      case STRING, NESTED -> column == Kind.STRING;
+      case STRING, NESTED -> column == Kind.STRING || column == Kind.NESTED;
     };
   }
 
