@@ -3,6 +3,7 @@ package io.kafkas3archiver.encode;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import io.kafkas3archiver.decode.Header;
 import io.kafkas3archiver.decode.KafkaRecord;
 import java.io.IOException;
@@ -16,6 +17,10 @@ final class Json {
           // Values are any shape: 10,000 records with 20 field names of their own took Jackson's
           // shared name table 7-12 s to canonicalise (1.4 s without), on every invocation.
           .disable(JsonFactory.Feature.CANONICALIZE_FIELD_NAMES)
+          // A key given twice: json/ndjson keep such a value as a string, csv/parquet reject it.
+          // Before, only a tree mapper's builder switched this on, in this shared factory, as a
+          // side effect: json got it only once csv or parquet had loaded databind.
+          .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
           .streamReadConstraints(
               StreamReadConstraints.builder()
                   .maxNestingDepth(2_000)
