@@ -48,7 +48,11 @@ public final class Pipeline implements BatchArchiver {
     this.keys = config.keyTemplate();
     this.grouper = new Grouper(config.partitionTime(), config.timeZone(), clock);
     this.encoder =
-        Encoder.forFormat(config.format(), config.compression(), config.includeKafkaMetadata());
+        Encoder.forFormat(
+            config.format(),
+            config.compression(),
+            config.includeKafkaMetadata(),
+            config.parquetSchema());
     if (!config.format().compressesItself()) {
       config.compression().prime(); // Parquet's encoder primes its own codec
     }

@@ -1,6 +1,7 @@
 package io.kafkas3archiver.config;
 
 import io.kafkas3archiver.encode.Compression;
+import io.kafkas3archiver.encode.ExplicitSchema;
 import io.kafkas3archiver.encode.Format;
 import io.kafkas3archiver.group.InvalidKeyTemplateException;
 import io.kafkas3archiver.group.ObjectKeyTemplate;
@@ -37,7 +38,8 @@ public record ArchiverConfig(
     Optional<URI> endpoint,
     boolean forcePathStyle,
     boolean reportBatchItemFailures,
-    LogLevel logLevel) {
+    LogLevel logLevel,
+    Optional<ExplicitSchema> parquetSchema) {
 
   private static final Pattern BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
   private static final Pattern IP_ADDRESS = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
@@ -122,6 +124,15 @@ public record ArchiverConfig(
     boolean reportItemFailures = env.bool(Setting.REPORT_BATCH_ITEM_FAILURES);
     LogLevel logLevel =
         env.choice(Setting.LOG_LEVEL, LogLevel.values(), LogLevel::configName).get();
+    Optional<ExplicitSchema> parquetSchema =
+        env.optional(Setting.PARQUET_SCHEMA).map(ArchiverConfig::schema);
+    if (parquetSchema.isPresent() && format != Format.PARQUET) {
+      throw new ConfigException(
+          "PARQUET_SCHEMA is set but OUTPUT_FORMAT is '"
+              + format.configName()
+              + "'; it declares Parquet column types: set OUTPUT_FORMAT=parquet or remove"
+              + " PARQUET_SCHEMA");
+    }
 
     return new ArchiverConfig(
         bucket,
@@ -143,7 +154,22 @@ public record ArchiverConfig(
         endpoint,
         pathStyle,
         reportItemFailures,
-        logLevel);
+        logLevel,
+        parquetSchema);
+  }
+
+  private static ExplicitSchema schema(String document) {
+    try {
+      return ExplicitSchema.parse(document);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(
+          "PARQUET_SCHEMA='"
+              + document
+              + "' is not a valid schema ("
+              + e.getMessage()
+              + "); legal: "
+              + ExplicitSchema.LEGAL);
+    }
   }
 
   /** S3's bucket naming rules for general purpose buckets. */

@@ -142,6 +142,14 @@ public enum Setting {
       null,
       names(LogLevel.values(), LogLevel::configName),
       "The least severe log line written."),
+  PARQUET_SCHEMA(
+      Type.STRING,
+      null,
+      "unset = inferred",
+      "a JSON object from field name to number, boolean, string or json; needs"
+          + " `OUTPUT_FORMAT=parquet`",
+      "Declared Parquet column types (e.g. `{\"id\":\"number\"}`), in every object and first; a record that does not match goes to"
+          + " the error object. See [object layout](object-layout.md)."),
 
   // Set by Lambda or the AWS SDK's conventions, not by the user; read, so declared too.
   AWS_REGION(Scope.RUNTIME, "the function's region; the default of `BUCKET_REGION`"),

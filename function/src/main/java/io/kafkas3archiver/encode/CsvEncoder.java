@@ -1,10 +1,6 @@
 package io.kafkas3archiver.encode;
 
-import com.fasterxml.jackson.core.JacksonException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kafkas3archiver.decode.KafkaRecord;
-import io.kafkas3archiver.decode.RejectedRecord;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -12,17 +8,17 @@ import java.io.OutputStreamWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import org.apache.commons.csv.CSVFormat;
 import org.apache.commons.csv.CSVPrinter;
 
 /**
  * {@code csv} (RFC 4180): a header row, then one row per record. Each value must be a JSON object;
- * the columns are the union of the batch's top-level fields in first-seen order, nested values are
- * JSON text, and null or missing fields are empty cells. Anything else is rejected to the error
- * object. With Kafka metadata, {@code kafka_*} columns come first.
+ * the columns are the batch's top-level fields in first-seen order, capped by {@link ColumnPlan}
+ * (fields past the cap go into {@code _overflow} as one JSON object). Strings are written as is,
+ * numbers exactly as received, nested values as compact JSON, null or missing fields as empty
+ * cells. Anything else is rejected to the error object. With Kafka metadata, {@code kafka_*}
+ * columns come first, and header names stay unique.
  */
 public final class CsvEncoder implements Encoder {
   static final List<String> METADATA_COLUMNS =
@@ -45,83 +41,65 @@ public final class CsvEncoder implements Encoder {
     this.includeKafkaMetadata = includeKafkaMetadata;
   }
 
-  private record Row(KafkaRecord record, ObjectNode fields) {}
-
   @Override
   public EncodeResult encode(List<KafkaRecord> records, OutputStream out) throws IOException {
-    List<Row> rows = new ArrayList<>(records.size());
-    List<RejectedRecord> rejected = new ArrayList<>();
-    Set<String> columns = new LinkedHashSet<>();
-    boolean binaryKeys = false;
-    int tombstones = 0;
-    for (KafkaRecord record : records) {
-      if (record.isTombstone()) {
-        if (includeKafkaMetadata) {
-          rows.add(new Row(record, null));
-          binaryKeys |= record.key() != null && !Utf8.isValid(record.key());
-        } else {
-          tombstones++;
-        }
-        continue;
-      }
-      String problem = null;
-      ObjectNode fields = null;
-      if (!Utf8.isValid(record.value())) {
-        problem = "csv needs a JSON object value; this value is not UTF-8 text";
-      } else {
-        try {
-          JsonNode node = Json.TREE_MAPPER.readTree(record.value());
-          if (node instanceof ObjectNode object) {
-            fields = object;
-          } else {
-            problem =
-                "csv needs a JSON object value; this value is "
-                    + (node == null
-                        ? "empty"
-                        : "a JSON " + node.getNodeType().name().toLowerCase());
-          }
-        } catch (JacksonException e) {
-          problem =
-              "csv needs a JSON object value; this value is not JSON: " + e.getOriginalMessage();
-        }
-      }
-      if (problem != null) {
-        rejected.add(RejectedRecord.of(record, problem));
-        continue;
-      }
-      fields.fieldNames().forEachRemaining(columns::add);
-      binaryKeys |= record.key() != null && !Utf8.isValid(record.key());
-      rows.add(new Row(record, fields));
+    TabularBatch batch = TabularBatch.read(records, "csv", includeKafkaMetadata);
+    if (batch.rows().isEmpty()) {
+      return new EncodeResult(0, batch.tombstonesSkipped(), batch.rejected());
     }
-    if (rows.isEmpty()) {
-      return new EncodeResult(0, tombstones, rejected);
-    }
-    List<String> header = new ArrayList<>();
+    boolean binaryKeys = batch.binaryKeys();
+    List<String> metadata = new ArrayList<>();
     if (includeKafkaMetadata) {
-      header.addAll(METADATA_COLUMNS);
+      metadata.addAll(METADATA_COLUMNS);
       if (binaryKeys) {
-        header.add(KEY_BASE64_COLUMN);
+        metadata.add(KEY_BASE64_COLUMN);
       }
     }
-    header.addAll(columns);
+    List<String> reserved = new ArrayList<>(METADATA_COLUMNS);
+    reserved.add(KEY_BASE64_COLUMN);
+    ColumnPlan plan = ColumnPlan.plan(batch, reserved, false);
+    boolean overflow = false;
+    for (TabularBatch.Row row : batch.rows()) {
+      if (row.fields() != null) {
+        for (TabularBatch.Field f : row.fields()) {
+          if (plan.indexOf(f.name()) < 0) {
+            overflow = true;
+            break;
+          }
+        }
+      }
+      if (overflow) {
+        break;
+      }
+    }
+    List<String> header = new ArrayList<>(metadata);
+    plan.columns().forEach(c -> header.add(c.name()));
+    if (overflow) {
+      header.add(ColumnPlan.OVERFLOW);
+    }
     BufferedWriter writer =
         new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), 64 * 1024);
     CSVPrinter printer = new CSVPrinter(writer, FORMAT);
     printer.printRecord(header);
     List<Object> cells = new ArrayList<>(header.size());
-    for (Row row : rows) {
+    List<TabularBatch.Field> rest = new ArrayList<>();
+    for (TabularBatch.Row row : batch.rows()) {
       cells.clear();
+      rest.clear();
       if (includeKafkaMetadata) {
         addMetadata(cells, row.record(), binaryKeys);
       }
-      for (String column : columns) {
-        cells.add(Json.cellText(row.fields() == null ? null : row.fields().get(column)));
+      for (TabularBatch.Field f : plan.cells(row.fields(), rest, null)) {
+        cells.add(f == null ? null : f.text());
+      }
+      if (overflow) {
+        cells.add(rest.isEmpty() ? null : TabularBatch.objectText(rest));
       }
       printer.printRecord(cells);
     }
     printer.flush();
     writer.flush();
-    return new EncodeResult(rows.size(), tombstones, rejected);
+    return new EncodeResult(batch.rows().size(), batch.tombstonesSkipped(), batch.rejected());
   }
 
   private static void addMetadata(List<Object> cells, KafkaRecord r, boolean binaryKeys)

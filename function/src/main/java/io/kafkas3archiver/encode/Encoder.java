@@ -4,6 +4,7 @@ import io.kafkas3archiver.decode.KafkaRecord;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Writes a group's records in one format. Records the format cannot hold are returned as rejected,
@@ -23,11 +24,21 @@ public sealed interface Encoder permits JsonEncoder, CsvEncoder, ParquetEncoder 
    * text formats are compressed by wrapping their stream ({@link Compression#wrap}).
    */
   static Encoder forFormat(Format format, Compression compression, boolean includeKafkaMetadata) {
+    return forFormat(format, compression, includeKafkaMetadata, Optional.empty());
+  }
+
+  /** As above, with PARQUET_SCHEMA's declared columns (used by Parquet only). */
+  static Encoder forFormat(
+      Format format,
+      Compression compression,
+      boolean includeKafkaMetadata,
+      Optional<ExplicitSchema> parquetSchema) {
     return switch (format) {
       case JSON -> new JsonEncoder(true, includeKafkaMetadata);
       case NDJSON -> new JsonEncoder(false, includeKafkaMetadata);
       case CSV -> new CsvEncoder(includeKafkaMetadata);
-      case PARQUET -> new ParquetEncoder(compression, includeKafkaMetadata);
+      case PARQUET ->
+          new ParquetEncoder(compression, includeKafkaMetadata, parquetSchema.orElse(null));
       case ICEBERG ->
           throw new UnsupportedOperationException(
               "OUTPUT_FORMAT=iceberg is written by the table writer, not by an object encoder");

@@ -4,11 +4,6 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.kafkas3archiver.decode.Header;
 import io.kafkas3archiver.decode.KafkaRecord;
 import java.io.IOException;
@@ -23,6 +18,13 @@ final class Json {
    */
   static final JsonFactory FACTORY =
       JsonFactory.builder()
+          // Values are any shape: 10,000 records with 20 field names of their own took Jackson's
+          // shared name table 7-12 s to canonicalise (1.4 s without), on every invocation.
+          .disable(JsonFactory.Feature.CANONICALIZE_FIELD_NAMES)
+          // A key given twice: json/ndjson keep such a value as a string, csv/parquet reject it.
+          // Before, only a tree mapper's builder switched this on, in this shared factory, as a
+          // side effect: json got it only once csv or parquet had loaded databind.
+          .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
           .streamReadConstraints(
               StreamReadConstraints.builder()
                   .maxNestingDepth(2_000)
@@ -30,32 +32,6 @@ final class Json {
                   .maxStringLength(Integer.MAX_VALUE)
                   .build())
           .build();
-
-  /**
-   * For tabular formats, which need the value's fields: decimals stay exact, duplicate keys are
-   * refused. Jackson databind (about 290 classes) loads on the first {@code readTree}, so json and
-   * ndjson never pay for it on a cold start.
-   */
-  static final TreeReader TREE_MAPPER = new TreeReader();
-
-  static final class TreeReader {
-    private TreeReader() {}
-
-    JsonNode readTree(byte[] json) throws IOException {
-      return Holder.MAPPER.readTree(json);
-    }
-
-    private static final class Holder {
-      static final ObjectMapper MAPPER =
-          JsonMapper.builder(FACTORY)
-              .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-              .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-              // '{"a":1} trailing' is not a JSON object: without this the tail is silently dropped.
-              .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-              .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
-              .build();
-    }
-  }
 
   private Json() {}
 
@@ -112,25 +88,5 @@ final class Json {
       throw new IllegalStateException("writing headers to a string cannot fail", e);
     }
     return text.toString();
-  }
-
-  /**
-   * A tabular cell's text: a string as is, a number as written (decimals keep their scale), a
-   * boolean as {@code true}/{@code false}, a nested value as compact JSON; null for JSON null.
-   */
-  static String cellText(com.fasterxml.jackson.databind.JsonNode value) {
-    if (value == null || value.isNull()) {
-      return null;
-    }
-    if (value.isTextual()) {
-      return value.textValue();
-    }
-    if (value.isBigDecimal()) {
-      return value.decimalValue().toString();
-    }
-    if (value.isValueNode()) {
-      return value.asText();
-    }
-    return value.toString();
   }
 }

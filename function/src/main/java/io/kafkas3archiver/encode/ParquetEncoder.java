@@ -1,10 +1,9 @@
 package io.kafkas3archiver.encode;
 
-import com.fasterxml.jackson.core.JacksonException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kafkas3archiver.decode.KafkaRecord;
 import io.kafkas3archiver.decode.RejectedRecord;
+import io.kafkas3archiver.encode.TabularBatch.Field;
+import io.kafkas3archiver.encode.TabularBatch.Row;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -24,9 +23,10 @@ import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.io.api.RecordConsumer;
 
 /**
- * {@code parquet}: one file per group, its schema inferred from the group's values ({@link
- * ParquetSchema}). Like csv, each value must be a JSON object; anything else is rejected to the
- * error object. The codec is applied per column chunk, by {@link ParquetCodecs}.
+ * {@code parquet}: one file per group. Like csv, each value must be a JSON object; anything else is
+ * rejected to the error object. Columns follow {@link ColumnPlan} (capped, with the {@code
+ * _overflow} JSON column), their types {@link ParquetSchema} (fixed per JSON kind, so stable per
+ * topic). The codec is applied per column chunk, by {@link ParquetCodecs}.
  *
  * <p>Hadoop stays off the run-time classpath: the file is written to the output stream through an
  * {@link org.apache.parquet.io.OutputFile}, configured by a {@link PlainParquetConfiguration}, with
@@ -42,10 +42,17 @@ public final class ParquetEncoder implements Encoder {
 
   private final Compression compression;
   private final boolean includeKafkaMetadata;
+  private final ExplicitSchema declared;
 
   ParquetEncoder(Compression compression, boolean includeKafkaMetadata) {
+    this(compression, includeKafkaMetadata, null);
+  }
+
+  /** With {@code declared} (PARQUET_SCHEMA, may be null), whose types win over inference. */
+  ParquetEncoder(Compression compression, boolean includeKafkaMetadata, ExplicitSchema declared) {
     this.compression = compression;
     this.includeKafkaMetadata = includeKafkaMetadata;
+    this.declared = declared;
     prime();
   }
 
@@ -67,74 +74,17 @@ public final class ParquetEncoder implements Encoder {
     }
   }
 
-  /** A record and its value's fields; {@code fields} is null for a tombstone kept as a row. */
-  private record Row(KafkaRecord record, ObjectNode fields) {}
-
   @Override
   public EncodeResult encode(List<KafkaRecord> records, OutputStream out) throws IOException {
-    List<Row> rows = new ArrayList<>(records.size());
-    List<ObjectNode> values = new ArrayList<>(records.size());
-    List<RejectedRecord> rejected = new ArrayList<>();
-    boolean binaryKeys = false;
-    int tombstones = 0;
-    for (KafkaRecord record : records) {
-      if (record.isTombstone()) {
-        if (includeKafkaMetadata) {
-          rows.add(new Row(record, null));
-          values.add(null);
-          binaryKeys |= record.key() != null && !Utf8.isValid(record.key());
-        } else {
-          tombstones++;
-        }
-        continue;
-      }
-      ObjectNode fields = null;
-      String problem;
-      if (!Utf8.isValid(record.value())) {
-        problem = "parquet needs a JSON object value; this value is not UTF-8 text";
-      } else {
-        try {
-          JsonNode node = Json.TREE_MAPPER.readTree(record.value());
-          if (node instanceof ObjectNode object) {
-            fields = object;
-            problem = null;
-          } else {
-            problem =
-                "parquet needs a JSON object value; this value is "
-                    + (node == null || node.isMissingNode()
-                        ? "empty"
-                        : "a JSON " + node.getNodeType().name().toLowerCase());
-          }
-        } catch (JacksonException e) {
-          problem =
-              "parquet needs a JSON object value; this value is not JSON: "
-                  + e.getOriginalMessage();
-        }
-      }
-      if (problem != null) {
-        rejected.add(RejectedRecord.of(record, problem));
-        continue;
-      }
-      binaryKeys |= record.key() != null && !Utf8.isValid(record.key());
-      rows.add(new Row(record, fields));
-      values.add(fields);
+    TabularBatch batch = TabularBatch.read(records, "parquet", includeKafkaMetadata);
+    if (declared != null) {
+      batch = rejectMismatches(batch);
     }
-    if (rows.isEmpty()) {
-      return new EncodeResult(0, tombstones, rejected);
+    if (batch.rows().isEmpty()) {
+      return new EncodeResult(0, batch.tombstonesSkipped(), batch.rejected());
     }
-    ParquetSchema schema = ParquetSchema.infer(values, includeKafkaMetadata, binaryKeys);
-    if (schema.messageType().getFieldCount() == 0) {
-      // Every value is {} and there are no metadata columns: Parquet cannot hold a row with no
-      // columns, so the records go to the error object rather than vanish.
-      for (Row row : rows) {
-        rejected.add(
-            RejectedRecord.of(
-                row.record(),
-                "parquet needs at least one column; every value in this batch is an empty JSON"
-                    + " object (set INCLUDE_KAFKA_METADATA=true to keep such records as rows)"));
-      }
-      return new EncodeResult(0, tombstones, rejected);
-    }
+    ColumnPlan plan = ColumnPlan.plan(batch, ParquetSchema.METADATA, true, declared);
+    ParquetSchema schema = new ParquetSchema(includeKafkaMetadata, batch.binaryKeys(), plan);
     try (ParquetWriter<Row> writer =
         new Builder(new StreamOutputFile(out), new RowWriteSupport(schema))
             .withConf(new PlainParquetConfiguration())
@@ -144,11 +94,35 @@ public final class ParquetEncoder implements Encoder {
             .withRowGroupSize(ROW_GROUP_BYTES)
             .withDictionaryEncoding(true)
             .build()) {
-      for (Row row : rows) {
+      for (Row row : batch.rows()) {
         writer.write(row);
       }
     }
-    return new EncodeResult(rows.size(), tombstones, rejected);
+    return new EncodeResult(batch.rows().size(), batch.tombstonesSkipped(), batch.rejected());
+  }
+
+  /** Sends a record whose value does not match a declared type to the error object. */
+  private TabularBatch rejectMismatches(TabularBatch batch) {
+    List<Row> rows = new ArrayList<>(batch.rows().size());
+    List<RejectedRecord> rejected = new ArrayList<>(batch.rejected());
+    for (Row row : batch.rows()) {
+      String problem = null;
+      if (row.fields() != null) {
+        for (Field f : row.fields()) {
+          problem = declared.mismatch(f);
+          if (problem != null) {
+            break;
+          }
+        }
+      }
+      if (problem == null) {
+        rows.add(row);
+      } else {
+        rejected.add(RejectedRecord.of(row.record(), problem));
+      }
+    }
+    return new TabularBatch(
+        rows, rejected, batch.tombstonesSkipped(), batch.binaryKeys(), batch.valueBytes());
   }
 
   static CompressionCodecName codec(Compression compression) {
@@ -188,6 +162,7 @@ public final class ParquetEncoder implements Encoder {
   /** Turns a row into Parquet record events, following the inferred schema. */
   private static final class RowWriteSupport extends WriteSupport<Row> {
     private final ParquetSchema schema;
+    private final List<Field> overflow = new ArrayList<>();
     private RecordConsumer consumer;
 
     RowWriteSupport(ParquetSchema schema) {
@@ -222,20 +197,33 @@ public final class ParquetEncoder implements Encoder {
       if (schema.metadata()) {
         index = writeMetadata(row.record());
       }
-      for (ParquetSchema.Column column : schema.columns()) {
-        JsonNode value = row.fields() == null ? null : row.fields().get(column.field());
-        if (value != null && !value.isNull()) {
-          consumer.startField(column.name(), index);
-          switch (column.type()) {
-            case BOOLEAN -> consumer.addBoolean(value.booleanValue());
-            case LONG -> consumer.addLong(value.longValue());
-            case DOUBLE -> consumer.addDouble(value.doubleValue());
-            case TIMESTAMP -> consumer.addLong(ParquetSchema.instantMicros(value.textValue()));
-            case STRING -> consumer.addBinary(Binary.fromString(Json.cellText(value)));
+      List<ColumnPlan.Column> columns = schema.plan().columns();
+      overflow.clear();
+      Field[] cells =
+          schema
+              .plan()
+              .cells(
+                  row.fields(),
+                  overflow,
+                  f -> ParquetSchema.fits(columns.get(schema.plan().indexOf(f.name())).kind(), f));
+      for (int c = 0; c < cells.length; c++) {
+        Field value = cells[c];
+        if (value != null && value.kind() != TabularBatch.Kind.NULL) {
+          String name = columns.get(c).name();
+          consumer.startField(name, index);
+          switch (columns.get(c).kind()) {
+            case BOOLEAN ->
+                consumer.addBoolean(
+                    value.kind() == TabularBatch.Kind.BOOLEAN && value.text().equals("true"));
+            case NUMBER -> consumer.addBinary(ParquetSchema.decimal(value.text()));
+            case NULL, STRING, NESTED -> consumer.addBinary(Binary.fromString(value.text()));
           }
-          consumer.endField(column.name(), index);
+          consumer.endField(name, index);
         }
         index++;
+      }
+      if (!overflow.isEmpty()) {
+        string(index, ColumnPlan.OVERFLOW, TabularBatch.objectText(overflow));
       }
       consumer.endMessage();
     }

@@ -1,17 +1,12 @@
 package io.kafkas3archiver.encode;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
+import io.kafkas3archiver.encode.TabularBatch.Field;
+import io.kafkas3archiver.encode.TabularBatch.Kind;
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
-import java.util.regex.Pattern;
+import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
 import org.apache.parquet.schema.MessageType;
@@ -19,24 +14,24 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.Types;
 
 /**
- * The Parquet schema of one batch, inferred from its values (README "Formats, compression and
- * schema"). Every value column is optional. A column's type is the narrowest that holds every
- * non-null value exactly:
+ * The Parquet schema of one object. Types are fixed per JSON kind, never by the values of one
+ * batch, so every object of a topic has the same type for a field, and one table schema (the union
+ * of the objects' columns) reads them all (docs: object layout, "Parquet types"):
  *
  * <ul>
- *   <li>all booleans: {@code BOOLEAN}; all integers within int64: {@code INT64};
- *   <li>integers and decimals mixed, or decimals only: {@code DOUBLE}, as long as every integer is
- *       within ±2^53 and every decimal is a finite, non-underflowing double;
- *   <li>all strings that are RFC 3339 instants with an offset and at most 6 fractional digits:
- *       {@code TIMESTAMP(MICROS, UTC)};
- *   <li>anything else (strings, nested objects and arrays, mixed kinds, numbers beyond the above):
- *       {@code STRING}, holding the string or the JSON text. A field that is null in every record
- *       is an all-null {@code STRING} column.
+ *   <li>number: {@code DECIMAL(38,9)}, whether it was sent as {@code 10}, {@code 10.5} or {@code
+ *       1.0e5}: exact for any integer of up to 29 digits (64-bit ids included) and any decimal of
+ *       up to 9 fractional digits;
+ *   <li>boolean: {@code BOOLEAN};
+ *   <li>string, object, array: {@code STRING} (UTF-8), nested values as compact JSON text.
  * </ul>
  *
- * Names are kept as written, except that a name equal to an earlier one ignoring case gets {@code
- * _2}, {@code _3}, ... (readers such as DuckDB, Athena and Spark match names case-insensitively)
- * and an empty name becomes {@code _}.
+ * A column takes the most frequent kind among its field's values ({@link ColumnPlan}). A value that
+ * does not fit its column (another kind, or a number beyond {@code DECIMAL(38,9)}, such as {@code
+ * 1e-12} or a 30-digit integer) is never rounded: it goes, exact, into the {@code _overflow} JSON
+ * column, which every object has, with the fields past the column cap. Strings stay strings: an
+ * ISO-8601 text is not turned into a timestamp, because the next batch may hold a string that is
+ * not one.
  */
 final class ParquetSchema {
   static final String TOPIC = "kafka_topic";
@@ -47,33 +42,24 @@ final class ParquetSchema {
   static final String KEY = "kafka_key";
   static final String HEADERS = "kafka_headers";
   static final String KEY_BASE64 = "kafka_key_base64";
+  static final List<String> METADATA =
+      List.of(TOPIC, PARTITION, OFFSET, TIMESTAMP, TIMESTAMP_TYPE, KEY, HEADERS, KEY_BASE64);
 
-  private static final long MAX_EXACT_DOUBLE = 1L << 53;
-  private static final Pattern INSTANT =
-      Pattern.compile(
-          "\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?(Z|[+-]\\d{2}:\\d{2})");
-
-  /** The Parquet type of a value column. */
-  enum ColumnType {
-    BOOLEAN,
-    LONG,
-    DOUBLE,
-    TIMESTAMP,
-    STRING
-  }
-
-  /** A value column: its name in the file, the JSON field it comes from, and its type. */
-  record Column(String name, String field, ColumnType type) {}
+  static final int DECIMAL_PRECISION = 38;
+  static final int DECIMAL_SCALE = 9;
+  private static final int DECIMAL_BYTES = 16;
+  private static final long SCALE_FACTOR = 1_000_000_000L;
+  private static final BigInteger MAX_UNSCALED = BigInteger.TEN.pow(DECIMAL_PRECISION);
 
   private final boolean metadata;
   private final boolean keyBase64;
-  private final List<Column> columns;
+  private final ColumnPlan plan;
   private final MessageType messageType;
 
-  private ParquetSchema(boolean metadata, boolean keyBase64, List<Column> columns) {
+  ParquetSchema(boolean metadata, boolean keyBase64, ColumnPlan plan) {
     this.metadata = metadata;
     this.keyBase64 = keyBase64;
-    this.columns = List.copyOf(columns);
+    this.plan = plan;
     this.messageType = buildMessageType();
   }
 
@@ -85,131 +71,102 @@ final class ParquetSchema {
     return keyBase64;
   }
 
-  List<Column> columns() {
-    return columns;
+  ColumnPlan plan() {
+    return plan;
   }
 
   MessageType messageType() {
     return messageType;
   }
 
+  /** Whether a value can be stored in the column of kind {@code column}. */
+  static boolean fits(Kind column, Field value) {
+    return switch (value.kind()) {
+      case NULL -> true;
+      case BOOLEAN -> column == Kind.BOOLEAN;
+      case NUMBER -> column == Kind.NUMBER && decimal(value.text()) != null;
+      case STRING, NESTED -> column == Kind.STRING || column == Kind.NESTED;
+    };
+  }
+
   /**
-   * Infers the schema from the batch's values (null entries are tombstones kept as rows). With
-   * {@code metadata}, the {@code kafka_*} columns come first, and {@code kafka_key_base64} when
-   * {@code keyBase64}.
+   * A JSON number as the 16-byte big-endian unscaled value of a {@code DECIMAL(38,9)}, or null when
+   * it cannot be held exactly.
    */
-  static ParquetSchema infer(List<ObjectNode> values, boolean metadata, boolean keyBase64) {
-    Map<String, Kind> kinds = new LinkedHashMap<>();
-    Set<String> unsafeForDouble = new HashSet<>();
-    for (ObjectNode value : values) {
-      if (value == null) {
-        continue;
-      }
-      for (var field : value.properties()) {
-        Kind kind = kindOf(field.getValue());
-        kinds.merge(field.getKey(), kind, Kind::join);
-        if (kind == Kind.LONG && Math.abs(field.getValue().longValue()) > MAX_EXACT_DOUBLE) {
-          unsafeForDouble.add(field.getKey());
-        }
-      }
+  static Binary decimal(String text) {
+    byte[] bytes = new byte[DECIMAL_BYTES];
+    if (text.length() <= 18 && isPlainInteger(text)) {
+      long v = Long.parseLong(text);
+      long lo = v * SCALE_FACTOR;
+      long hi = Math.multiplyHigh(v, SCALE_FACTOR);
+      putLong(bytes, 0, hi);
+      putLong(bytes, 8, lo);
+      return Binary.fromConstantByteArray(bytes);
     }
-    Set<String> taken = new HashSet<>();
-    if (metadata) {
-      for (String name :
-          List.of(TOPIC, PARTITION, OFFSET, TIMESTAMP, TIMESTAMP_TYPE, KEY, HEADERS)) {
-        taken.add(fold(name));
-      }
-      if (keyBase64) {
-        taken.add(fold(KEY_BASE64));
-      }
-    }
-    List<Column> columns = new ArrayList<>(kinds.size());
-    kinds.forEach(
-        (field, kind) -> {
-          ColumnType type =
-              switch (kind) {
-                case NULL, STRING -> ColumnType.STRING;
-                case BOOLEAN -> ColumnType.BOOLEAN;
-                case LONG -> ColumnType.LONG;
-                case DOUBLE ->
-                    unsafeForDouble.contains(field) ? ColumnType.STRING : ColumnType.DOUBLE;
-                case TIMESTAMP -> ColumnType.TIMESTAMP;
-              };
-          columns.add(new Column(uniqueName(field, taken), field, type));
-        });
-    return new ParquetSchema(metadata, keyBase64, columns);
-  }
-
-  /** RFC 3339 instant with an offset, to microseconds since the epoch; null when it is not one. */
-  static Long instantMicros(String text) {
-    if (text.length() < 20 || text.length() > 32 || !INSTANT.matcher(text).matches()) {
-      return null;
-    }
+    BigDecimal d;
     try {
-      var instant = OffsetDateTime.parse(text).toInstant();
-      return Math.addExact(
-          Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1_000L);
-    } catch (DateTimeParseException | ArithmeticException e) {
+      d = new BigDecimal(text);
+    } catch (NumberFormatException | ArithmeticException e) {
       return null;
     }
+    // Integer digits first: setScale on 1e999999999 would build a billion-digit number.
+    if (d.signum() != 0 && (long) d.precision() - d.scale() > DECIMAL_PRECISION - DECIMAL_SCALE) {
+      return null;
+    }
+    if (d.signum() != 0 && d.stripTrailingZeros().scale() > DECIMAL_SCALE) {
+      return null;
+    }
+    BigInteger unscaled = d.setScale(DECIMAL_SCALE).unscaledValue();
+    if (unscaled.abs().compareTo(MAX_UNSCALED) >= 0) {
+      return null;
+    }
+    byte[] twos = unscaled.toByteArray();
+    byte pad = (byte) (unscaled.signum() < 0 ? 0xff : 0);
+    int lead = DECIMAL_BYTES - twos.length;
+    for (int i = 0; i < lead; i++) {
+      bytes[i] = pad;
+    }
+    System.arraycopy(twos, 0, bytes, lead, twos.length);
+    return Binary.fromConstantByteArray(bytes);
   }
 
-  /** What one JSON value needs, before widening across records. */
-  private enum Kind {
-    NULL,
-    BOOLEAN,
-    LONG,
-    DOUBLE,
-    TIMESTAMP,
-    STRING;
-
-    /** The widening rule: long + double = double; any other mix is a string. */
-    static Kind join(Kind a, Kind b) {
-      if (a == b || b == NULL) {
-        return a;
+  private static boolean isPlainInteger(String text) {
+    int start = text.startsWith("-") ? 1 : 0;
+    if (start == text.length()) {
+      return false;
+    }
+    for (int i = start; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c < '0' || c > '9') {
+        return false;
       }
-      if (a == NULL) {
-        return b;
-      }
-      if ((a == LONG && b == DOUBLE) || (a == DOUBLE && b == LONG)) {
-        return DOUBLE;
-      }
-      return STRING;
+    }
+    return true;
+  }
+
+  private static void putLong(byte[] b, int at, long v) {
+    for (int i = 7; i >= 0; i--) {
+      b[at + i] = (byte) v;
+      v >>= 8;
     }
   }
 
-  private static Kind kindOf(JsonNode v) {
-    if (v == null || v.isNull()) {
-      return Kind.NULL;
+  /** The Athena column type of each value column, in file order (for the docs' DDL). */
+  List<String> athenaColumns() {
+    List<String> ddl = new ArrayList<>();
+    for (ColumnPlan.Column c : plan.columns()) {
+      ddl.add("`" + c.name() + "` " + athenaType(c.kind()));
     }
-    if (v.isBoolean()) {
-      return Kind.BOOLEAN;
-    }
-    if (v.isIntegralNumber()) {
-      return v.canConvertToLong() ? Kind.LONG : Kind.STRING;
-    }
-    if (v.isNumber()) {
-      double d = v.doubleValue();
-      boolean underflow = d == 0.0 && v.isBigDecimal() && v.decimalValue().signum() != 0;
-      return Double.isFinite(d) && !underflow ? Kind.DOUBLE : Kind.STRING;
-    }
-    if (v.isTextual()) {
-      return instantMicros(v.textValue()) != null ? Kind.TIMESTAMP : Kind.STRING;
-    }
-    return Kind.STRING;
+    ddl.add("`" + ColumnPlan.OVERFLOW + "` string");
+    return ddl;
   }
 
-  private static String uniqueName(String field, Set<String> taken) {
-    String base = field.isEmpty() ? "_" : field;
-    String name = base;
-    for (int n = 2; !taken.add(fold(name)); n++) {
-      name = base + "_" + n;
-    }
-    return name;
-  }
-
-  private static String fold(String name) {
-    return name.toLowerCase(Locale.ROOT);
+  static String athenaType(Kind kind) {
+    return switch (kind) {
+      case NUMBER -> "decimal(" + DECIMAL_PRECISION + "," + DECIMAL_SCALE + ")";
+      case BOOLEAN -> "boolean";
+      case NULL, STRING, NESTED -> "string";
+    };
   }
 
   private MessageType buildMessageType() {
@@ -232,21 +189,23 @@ final class ParquetSchema {
             .named(KEY_BASE64);
       }
     }
-    for (Column c : columns) {
-      switch (c.type()) {
+    for (ColumnPlan.Column c : plan.columns()) {
+      switch (c.kind()) {
         case BOOLEAN -> b.optional(PrimitiveTypeName.BOOLEAN).named(c.name());
-        case LONG -> b.optional(PrimitiveTypeName.INT64).named(c.name());
-        case DOUBLE -> b.optional(PrimitiveTypeName.DOUBLE).named(c.name());
-        case TIMESTAMP ->
-            b.optional(PrimitiveTypeName.INT64)
-                .as(LogicalTypeAnnotation.timestampType(true, TimeUnit.MICROS))
+        case NUMBER ->
+            b.optional(PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY)
+                .length(DECIMAL_BYTES)
+                .as(LogicalTypeAnnotation.decimalType(DECIMAL_SCALE, DECIMAL_PRECISION))
                 .named(c.name());
-        case STRING ->
+        case NULL, STRING, NESTED ->
             b.optional(PrimitiveTypeName.BINARY)
                 .as(LogicalTypeAnnotation.stringType())
                 .named(c.name());
       }
     }
+    b.optional(PrimitiveTypeName.BINARY)
+        .as(LogicalTypeAnnotation.stringType())
+        .named(ColumnPlan.OVERFLOW);
     return b.named("kafka_record");
   }
 }

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -65,53 +66,102 @@ public final class EmfMetrics {
     this.title = title;
   }
 
-  /** Writes one document per topic of the batch. */
+  /**
+   * CloudWatch takes at most 100 values per metric in one document and drops a document with more.
+   * Objects are per topic-partition (and hour folder), so a batch can upload more than 100.
+   */
+  static final int MAX_VALUES_PER_METRIC = 100;
+
+  /**
+   * Writes one document per topic of the batch, plus one more per further 100 upload latencies:
+   * those carry only UploadLatency, so every count is published once and no latency is lost.
+   */
   public void publish(BatchOutcome outcome, long nowMillis) {
     for (TopicOutcome t : outcome.topics()) {
       List<TableCommit> commits =
           outcome.commits().stream().filter(c -> c.topics().contains(t.topic())).toList();
-      out.println(document(t, commits, nowMillis));
+      List<Long> latencies = t.objects().stream().map(WrittenObject::millis).toList();
+      int first = Math.min(latencies.size(), MAX_VALUES_PER_METRIC);
+      out.println(document(t, latencies.subList(0, first), commits, nowMillis));
+      for (int from = first; from < latencies.size(); from += MAX_VALUES_PER_METRIC) {
+        List<Long> chunk =
+            latencies.subList(from, Math.min(latencies.size(), from + MAX_VALUES_PER_METRIC));
+        out.println(latencyDocument(t.topic(), chunk, nowMillis));
+      }
     }
   }
 
-  private String document(TopicOutcome t, List<TableCommit> commits, long nowMillis) {
+  private String latencyDocument(String topic, List<Long> latencies, long nowMillis) {
+    StringWriter text = new StringWriter(256 + latencies.size() * 6);
+    try (JsonGenerator g = FACTORY.createGenerator(text)) {
+      g.writeStartObject();
+      writeHeader(g, List.of(Metric.UPLOAD_LATENCY), nowMillis);
+      g.writeStringField("Title", title);
+      g.writeStringField("Topic", topic);
+      writeLatencies(g, latencies);
+      g.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return text.toString();
+  }
+
+  private void writeHeader(JsonGenerator g, List<Metric> metrics, long nowMillis)
+      throws IOException {
+    g.writeObjectFieldStart("_aws");
+    g.writeNumberField("Timestamp", nowMillis);
+    g.writeArrayFieldStart("CloudWatchMetrics");
+    g.writeStartObject();
+    g.writeStringField("Namespace", NAMESPACE);
+    g.writeArrayFieldStart("Dimensions");
+    g.writeStartArray();
+    g.writeString("Title");
+    g.writeString("Topic");
+    g.writeEndArray();
+    g.writeStartArray();
+    g.writeString("Title");
+    g.writeEndArray();
+    g.writeEndArray();
+    g.writeArrayFieldStart("Metrics");
+    for (Metric m : metrics) {
+      g.writeStartObject();
+      g.writeStringField("Name", m.metricName());
+      g.writeStringField("Unit", m.unit());
+      g.writeEndObject();
+    }
+    g.writeEndArray();
+    g.writeEndObject();
+    g.writeEndArray();
+    g.writeEndObject();
+  }
+
+  private static void writeLatencies(JsonGenerator g, List<Long> latencies) throws IOException {
+    g.writeArrayFieldStart(Metric.UPLOAD_LATENCY.metricName());
+    for (long l : latencies) {
+      g.writeNumber(l);
+    }
+    g.writeEndArray();
+  }
+
+  private String document(
+      TopicOutcome t, List<Long> latencies, List<TableCommit> commits, long nowMillis) {
     StringWriter text = new StringWriter(512);
     try (JsonGenerator g = FACTORY.createGenerator(text)) {
       g.writeStartObject();
-      g.writeObjectFieldStart("_aws");
-      g.writeNumberField("Timestamp", nowMillis);
-      g.writeArrayFieldStart("CloudWatchMetrics");
-      g.writeStartObject();
-      g.writeStringField("Namespace", NAMESPACE);
-      g.writeArrayFieldStart("Dimensions");
-      g.writeStartArray();
-      g.writeString("Title");
-      g.writeString("Topic");
-      g.writeEndArray();
-      g.writeStartArray();
-      g.writeString("Title");
-      g.writeEndArray();
-      g.writeEndArray();
-      g.writeArrayFieldStart("Metrics");
+      List<Metric> metrics = new ArrayList<>();
       for (Metric m : Metric.values()) {
         if (m == Metric.BATCH_AGE_MS && t.earliestTimestamp() < 0) {
           continue;
         }
-        if (m == Metric.UPLOAD_LATENCY && t.objects().isEmpty()) {
+        if (m == Metric.UPLOAD_LATENCY && latencies.isEmpty()) {
           continue;
         }
         if (m.isTableMetric() && commits.isEmpty()) {
           continue;
         }
-        g.writeStartObject();
-        g.writeStringField("Name", m.metricName());
-        g.writeStringField("Unit", m.unit());
-        g.writeEndObject();
+        metrics.add(m);
       }
-      g.writeEndArray();
-      g.writeEndObject();
-      g.writeEndArray();
-      g.writeEndObject();
+      writeHeader(g, metrics, nowMillis);
       g.writeStringField("Title", title);
       g.writeStringField("Topic", t.topic());
       g.writeNumberField(Metric.RECORDS_IN.metricName(), t.recordsIn());
@@ -122,13 +172,8 @@ public final class EmfMetrics {
       g.writeNumberField(
           Metric.BYTES_WRITTEN.metricName(),
           t.objects().stream().mapToLong(WrittenObject::bytes).sum());
-      if (!t.objects().isEmpty()) {
-        List<Long> latencies = t.objects().stream().map(WrittenObject::millis).toList();
-        g.writeArrayFieldStart(Metric.UPLOAD_LATENCY.metricName());
-        for (long l : latencies) {
-          g.writeNumber(l);
-        }
-        g.writeEndArray();
+      if (!latencies.isEmpty()) {
+        writeLatencies(g, latencies);
       }
       if (t.earliestTimestamp() >= 0) {
         g.writeNumberField(

@@ -48,24 +48,32 @@ class ParquetEncoderTest {
   void shouldMakeAFieldMissingFromSomeRecordsNullable() throws IOException {
     Path file = write(values("{\"a\": 1, \"b\": \"x\"}", "{\"a\": 2}"));
 
-    assertThat(rows(file)).containsExactly(row("a", 1L, "b", "x"), row("a", 2L, "b", null));
+    assertThat(rows(file))
+        .containsExactly(
+            row("a", dec("1"), "b", "x", "_overflow", null),
+            row("a", dec("2"), "b", null, "_overflow", null));
     assertThat(schema(file, "b", "repetition_type")).isEqualTo("OPTIONAL");
   }
 
   @Test
-  void shouldWidenIntegersAndDecimalsToDouble() throws IOException {
-    Path file = write(values("{\"n\": 1}", "{\"n\": 1.5}", "{\"n\": -3}"));
+  void shouldStoreEveryNumberAsOneExactDecimalTypeWhateverItsText() throws IOException {
+    Path file =
+        write(
+            values("{\"n\": 1}", "{\"n\": 1.5}", "{\"n\": -3}", "{\"n\": 1.0e5}", "{\"n\": 1e-9}"));
 
-    assertThat(types(file)).containsEntry("n", "DOUBLE");
-    assertThat(column(file, "n")).containsExactly(1.0, 1.5, -3.0);
+    assertThat(types(file)).containsEntry("n", "DECIMAL(38,9)");
+    assertThat(column(file, "n"))
+        .containsExactly(dec("1"), dec("1.5"), dec("-3"), dec("100000"), dec("0.000000001"));
   }
 
   @Test
-  void shouldWidenNumbersMixedWithAStringToStringKeepingTheirJsonText() throws IOException {
-    Path file = write(values("{\"n\": 1}", "{\"n\": 1.5}", "{\"n\": \"1\"}"));
+  void shouldSendAValueOfAnotherKindThanItsColumnToTheOverflowColumnAsJson() throws IOException {
+    Path file = write(values("{\"n\": 1}", "{\"n\": 1.5}", "{\"n\": \"1\"}", "{\"n\": [2]}"));
 
-    assertThat(types(file)).containsEntry("n", "VARCHAR");
-    assertThat(column(file, "n")).containsExactly("1", "1.5", "1");
+    assertThat(types(file)).containsEntry("n", "DECIMAL(38,9)");
+    assertThat(column(file, "n")).containsExactly(dec("1"), dec("1.5"), null, null);
+    assertThat(column(file, "_overflow"))
+        .containsExactly(null, null, "{\"n\":\"1\"}", "{\"n\":[2]}");
   }
 
   @Test
@@ -77,12 +85,35 @@ class ParquetEncoderTest {
                 "{\"i\": -1, \"big\": 18446744073709551616, \"unsafe\": 0.5}"));
 
     assertThat(types(file))
-        .containsEntry("i", "BIGINT")
-        .containsEntry("big", "VARCHAR")
-        .containsEntry("unsafe", "VARCHAR");
-    assertThat(column(file, "i")).containsExactly(Long.MAX_VALUE, -1L);
-    assertThat(column(file, "big")).containsExactly("1", "18446744073709551616");
-    assertThat(column(file, "unsafe")).containsExactly("9007199254740993", "0.5");
+        .containsEntry("i", "DECIMAL(38,9)")
+        .containsEntry("big", "DECIMAL(38,9)")
+        .containsEntry("unsafe", "DECIMAL(38,9)");
+    assertThat(column(file, "i")).containsExactly(dec("9223372036854775807"), dec("-1"));
+    assertThat(column(file, "big")).containsExactly(dec("1"), dec("18446744073709551616"));
+    assertThat(column(file, "unsafe")).containsExactly(dec("9007199254740993"), dec("0.5"));
+  }
+
+  @Test
+  void shouldSendNumbersBeyondDecimal38_9ToTheOverflowColumnExactlyAsSent() throws IOException {
+    Path file =
+        write(
+            values(
+                "{\"x\": 1}",
+                "{\"x\": 123456789012345678901234567890}",
+                "{\"x\": 1e-12}",
+                "{\"x\": -1E+400}",
+                "{\"x\": 99999999999999999999999999999.999999999}"));
+
+    assertThat(column(file, "x"))
+        .containsExactly(
+            dec("1"), null, null, null, dec("99999999999999999999999999999.999999999"));
+    assertThat(column(file, "_overflow"))
+        .containsExactly(
+            null,
+            "{\"x\":123456789012345678901234567890}",
+            "{\"x\":1e-12}",
+            "{\"x\":-1E+400}",
+            null);
   }
 
   @Test
@@ -116,11 +147,11 @@ class ParquetEncoderTest {
   }
 
   @Test
-  void shouldWriteAFieldThatIsNullInEveryRecordAsAnAllNullStringColumn() throws IOException {
+  void shouldGiveAFieldThatIsNullInEveryRecordNoColumnButKeepItInTheOverflow() throws IOException {
     Path file = write(values("{\"a\": 1, \"gone\": null}", "{\"a\": 2, \"gone\": null}"));
 
-    assertThat(types(file)).containsEntry("gone", "VARCHAR");
-    assertThat(column(file, "gone")).containsExactly(null, null);
+    assertThat(types(file)).containsOnlyKeys("a", "_overflow");
+    assertThat(column(file, "_overflow")).containsExactly("{\"gone\":null}", "{\"gone\":null}");
   }
 
   @Test
@@ -132,10 +163,10 @@ class ParquetEncoderTest {
     Path file = write(values(wide, wide));
 
     assertThat(types(file))
-        .hasSize(500)
-        .containsEntry("f0", "BIGINT")
-        .containsEntry("f499", "BIGINT");
-    assertThat(rows(file).get(1)).containsEntry("f499", 499L).hasSize(500);
+        .hasSize(501)
+        .containsEntry("f0", "DECIMAL(38,9)")
+        .containsEntry("f499", "DECIMAL(38,9)");
+    assertThat(rows(file).get(1)).containsEntry("f499", dec("499")).hasSize(501);
   }
 
   @Test
@@ -147,13 +178,14 @@ class ParquetEncoderTest {
                     + " \"\": 5, \"emoji 🚗\": 6}"));
 
     assertThat(types(file).keySet())
-        .containsExactly("speed km/h", "a.b", "1st", "température", "名前", "_", "emoji 🚗");
+        .containsExactly(
+            "speed km/h", "a.b", "1st", "température", "名前", "_", "emoji 🚗", "_overflow");
     assertThat(
             duck.query(
                 "SELECT \"a.b\" + \"1st\" AS s, \"名前\" AS n FROM read_parquet("
                     + DuckDb.literal(file)
                     + ")"))
-        .containsExactly(row("s", 5L, "n", "x"));
+        .containsExactly(row("s", dec("5"), "n", "x"));
   }
 
   @Test
@@ -165,29 +197,27 @@ class ParquetEncoderTest {
                 "{\"SPEED\": 3, \"speed_2\": \"taken\", \"x\": 0}"));
 
     assertThat(types(file).keySet())
-        .containsExactly("Speed", "speed_2", "SPEED_3", "speed_2_2", "x");
+        .containsExactly("Speed", "speed_2", "SPEED_3", "speed_2_2", "x", "_overflow");
     assertThat(rows(file))
+        .extracting(r -> r.get("Speed"), r -> r.get("speed_2"), r -> r.get("SPEED_3"))
         .containsExactly(
-            row("Speed", 1L, "speed_2", 2L, "SPEED_3", null, "speed_2_2", null, "x", null),
-            row("Speed", null, "speed_2", null, "SPEED_3", 3L, "speed_2_2", "taken", "x", 0L));
+            org.assertj.core.groups.Tuple.tuple(dec("1"), dec("2"), null),
+            org.assertj.core.groups.Tuple.tuple(null, null, dec("3")));
+    assertThat(column(file, "speed_2_2")).containsExactly(null, "taken");
   }
 
   @Test
-  void shouldTypeRfc3339InstantsWithAnOffsetAsTimestamps() throws IOException {
+  void shouldKeepInstantsAsStringsSoANonInstantInTheNextBatchCannotChangeTheType()
+      throws IOException {
     Path file =
         write(
             values(
-                "{\"ts\": \"2026-07-13T15:04:05Z\", \"local\": \"2026-07-13T15:04:05\"}",
-                "{\"ts\": \"2026-07-13T17:04:05.123456+02:00\", \"local\": \"2026-07-13T15:04:06\"}"));
+                "{\"ts\": \"2026-07-13T15:04:05Z\"}",
+                "{\"ts\": \"2026-07-13T17:04:05.123456+02:00\"}"));
 
-    assertThat(types(file))
-        .containsEntry("ts", "TIMESTAMP WITH TIME ZONE")
-        .containsEntry("local", "VARCHAR");
+    assertThat(types(file)).containsEntry("ts", "VARCHAR");
     assertThat(column(file, "ts"))
-        .map(v -> ((OffsetDateTime) v).toInstant())
-        .containsExactly(
-            Instant.parse("2026-07-13T15:04:05Z"), Instant.parse("2026-07-13T15:04:05.123456Z"));
-    assertThat(schema(file, "ts", "logical_type")).contains("isAdjustedToUTC=1").contains("MICROS");
+        .containsExactly("2026-07-13T15:04:05Z", "2026-07-13T17:04:05.123456+02:00");
   }
 
   @Test
@@ -203,18 +233,18 @@ class ParquetEncoderTest {
   }
 
   @Test
-  void shouldRejectABatchOfOnlyEmptyObjectsWithoutMetadataAsItHasNoColumns() throws IOException {
+  void shouldWriteEmptyObjectsAsRowsThroughTheAlwaysPresentOverflowColumn() throws IOException {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
 
     EncodeResult result =
         encoder(false).encode(List.of(record(0, null, "{}"), record(1, null, null)), out);
 
-    assertThat(result.rowsWritten()).isZero();
+    assertThat(result.rowsWritten()).isEqualTo(1);
     assertThat(result.tombstonesSkipped()).isEqualTo(1);
-    assertThat(result.rejected())
-        .singleElement()
-        .satisfies(r -> assertThat(r.reason()).startsWith("parquet needs at least one column"));
-    assertThat(out.size()).isZero();
+    assertThat(result.rejected()).isEmpty();
+    Path file = dir.resolve("empty.parquet");
+    Files.write(file, out.toByteArray());
+    assertThat(rows(file)).containsExactly(row("_overflow", null));
   }
 
   @Test
@@ -229,7 +259,8 @@ class ParquetEncoderTest {
             "kafka_timestamp",
             "kafka_timestamp_type",
             "kafka_key",
-            "kafka_headers");
+            "kafka_headers",
+            "_overflow");
     assertThat(column(file, "kafka_offset")).containsExactly(0L, 1L);
   }
 
@@ -291,8 +322,9 @@ class ParquetEncoderTest {
             Map.entry("kafka_key", "VARCHAR"),
             Map.entry("kafka_headers", "VARCHAR"),
             Map.entry("kafka_key_base64", "VARCHAR"),
-            Map.entry("speed", "BIGINT"),
-            Map.entry("kafka_offset_2", "VARCHAR"));
+            Map.entry("speed", "DECIMAL(38,9)"),
+            Map.entry("kafka_offset_2", "VARCHAR"),
+            Map.entry("_overflow", "VARCHAR"));
     List<Map<String, Object>> rows = rows(file);
     assertThat(rows.get(0))
         .containsEntry("kafka_topic", "vehicle-telemetry")
@@ -301,7 +333,7 @@ class ParquetEncoderTest {
         .containsEntry("kafka_key", "KA-01")
         .containsEntry("kafka_headers", "[{\"name\":\"source\",\"value\":\"gw-7\"}]")
         .containsEntry("kafka_key_base64", null)
-        .containsEntry("speed", 1L)
+        .containsEntry("speed", dec("1"))
         .containsEntry("kafka_offset_2", "mine");
     assertThat(((OffsetDateTime) rows.get(0).get("kafka_timestamp")).toInstant())
         .isEqualTo(Instant.ofEpochMilli(1783955045123L));
@@ -432,6 +464,10 @@ class ParquetEncoderTest {
         .map(r -> (String) r.get("v"))
         .findFirst()
         .orElseThrow();
+  }
+
+  private static java.math.BigDecimal dec(String text) {
+    return new java.math.BigDecimal(text).setScale(ParquetSchema.DECIMAL_SCALE);
   }
 
   private static Map<String, Object> row(Object... keysAndValues) {

@@ -1,0 +1,186 @@
+package io.kafkas3archiver.encode;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import io.kafkas3archiver.decode.KafkaRecord;
+import io.kafkas3archiver.decode.RejectedRecord;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The rows of a batch for a tabular format (csv, parquet): each value must be a JSON object, read
+ * once into its top-level fields; anything else is rejected to the error object with the reason.
+ *
+ * <p>Fields are kept flat and as text, not as a tree: a number keeps the exact text it was sent
+ * with (so csv writes {@code 1.0e5} as {@code 1.0e5}), and a nested object or array is held as one
+ * compact JSON string (numbers again verbatim). That costs about the value's own size, whatever its
+ * shape, where a tree of nodes costs several times it.
+ */
+record TabularBatch(
+    List<Row> rows,
+    List<RejectedRecord> rejected,
+    int tombstonesSkipped,
+    boolean binaryKeys,
+    long valueBytes) {
+
+  /** A JSON value's kind, as far as a tabular column cares. */
+  enum Kind {
+    NULL,
+    BOOLEAN,
+    NUMBER,
+    STRING,
+    NESTED
+  }
+
+  /**
+   * One top-level field. {@code text} is the string's value, the number's text as sent, {@code
+   * true}/{@code false}, the compact JSON of a nested value, or null for JSON null.
+   */
+  record Field(String name, Kind kind, String text) {}
+
+  /** A record and its value's fields; {@code fields} is null for a tombstone kept as a row. */
+  record Row(KafkaRecord record, List<Field> fields) {}
+
+  /**
+   * Reads every record. Tombstones are rows with null fields when metadata is on, else counted as
+   * skipped.
+   */
+  static TabularBatch read(List<KafkaRecord> records, String format, boolean includeMetadata) {
+    List<Row> rows = new ArrayList<>(records.size());
+    List<RejectedRecord> rejected = new ArrayList<>();
+    boolean binaryKeys = false;
+    int tombstones = 0;
+    long valueBytes = 0;
+    for (KafkaRecord record : records) {
+      if (record.isTombstone()) {
+        if (includeMetadata) {
+          rows.add(new Row(record, null));
+          binaryKeys |= record.key() != null && !Utf8.isValid(record.key());
+        } else {
+          tombstones++;
+        }
+        continue;
+      }
+      Object parsed = parse(record.value());
+      if (parsed instanceof String problem) {
+        rejected.add(
+            RejectedRecord.of(
+                record, format + " needs a JSON object value; this value is " + problem));
+        continue;
+      }
+      @SuppressWarnings("unchecked")
+      List<Field> fields = (List<Field>) parsed;
+      binaryKeys |= record.key() != null && !Utf8.isValid(record.key());
+      valueBytes += record.value().length;
+      rows.add(new Row(record, fields));
+    }
+    return new TabularBatch(rows, rejected, tombstones, binaryKeys, valueBytes);
+  }
+
+  /** The value's fields, or a String saying what the value is instead of a JSON object. */
+  static Object parse(byte[] value) {
+    if (!Utf8.isValid(value)) {
+      return "not UTF-8 text";
+    }
+    try (JsonParser p = Json.FACTORY.createParser(value)) {
+      // Two fields of one name would leave a column holding one of them and lose the other.
+      p.enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+      JsonToken t = p.nextToken();
+      if (t == null) {
+        return "empty";
+      }
+      if (t != JsonToken.START_OBJECT) {
+        p.skipChildren();
+        if (p.nextToken() != null) {
+          return "not JSON: more than one JSON value";
+        }
+        return "a JSON " + kindName(t);
+      }
+      List<Field> fields = new ArrayList<>();
+      while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        t = p.nextToken();
+        fields.add(
+            switch (t) {
+              case VALUE_NULL -> new Field(name, Kind.NULL, null);
+              case VALUE_TRUE -> new Field(name, Kind.BOOLEAN, "true");
+              case VALUE_FALSE -> new Field(name, Kind.BOOLEAN, "false");
+              case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT ->
+                  new Field(name, Kind.NUMBER, p.getText());
+              case VALUE_STRING -> new Field(name, Kind.STRING, p.getText());
+              default -> new Field(name, Kind.NESTED, compact(p));
+            });
+      }
+      if (p.nextToken() != null) {
+        // '{"a":1} trailing' is not a JSON object: taking the object would drop the tail.
+        return "not JSON: more than one JSON value";
+      }
+      return fields;
+    } catch (JacksonException e) {
+      return "not JSON: " + e.getOriginalMessage();
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading from a byte array cannot fail", e);
+    }
+  }
+
+  private static String kindName(JsonToken t) {
+    return switch (t) {
+      case START_ARRAY -> "array";
+      case VALUE_STRING -> "string";
+      case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> "number";
+      case VALUE_TRUE, VALUE_FALSE -> "boolean";
+      case VALUE_NULL -> "null";
+      default -> t.name().toLowerCase();
+    };
+  }
+
+  /** The object or array at the parser, as compact JSON with numbers as sent. */
+  private static String compact(JsonParser p) throws IOException {
+    StringWriter text = new StringWriter();
+    try (JsonGenerator g = Json.FACTORY.createGenerator(text)) {
+      int depth = 0;
+      JsonToken t = p.currentToken();
+      do {
+        switch (t) {
+          case START_OBJECT, START_ARRAY -> depth++;
+          case END_OBJECT, END_ARRAY -> depth--;
+          default -> {}
+        }
+        switch (t) {
+          case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> g.writeNumber(p.getText());
+          default -> g.copyCurrentEvent(p);
+        }
+        if (depth == 0) {
+          break;
+        }
+        t = p.nextToken();
+      } while (t != null);
+    }
+    return text.toString();
+  }
+
+  /** The fields as one JSON object text, values as received: what goes into the overflow column. */
+  static String objectText(List<Field> fields) {
+    StringWriter text = new StringWriter();
+    try (JsonGenerator g = Json.FACTORY.createGenerator(text)) {
+      g.writeStartObject();
+      for (Field f : fields) {
+        g.writeFieldName(f.name());
+        switch (f.kind()) {
+          case NULL -> g.writeNull();
+          case STRING -> g.writeString(f.text());
+          case BOOLEAN, NUMBER, NESTED -> g.writeRawValue(f.text());
+        }
+      }
+      g.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException("writing to a string cannot fail", e);
+    }
+    return text.toString();
+  }
+}
