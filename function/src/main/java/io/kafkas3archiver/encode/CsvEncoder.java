@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kafkas3archiver.decode.KafkaRecord;
+import io.kafkas3archiver.decode.ParseProblem;
 import io.kafkas3archiver.decode.RejectedRecord;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -82,7 +83,7 @@ public final class CsvEncoder implements Encoder {
           }
         } catch (JacksonException e) {
           problem =
-              "csv needs a JSON object value; this value is not JSON: " + e.getOriginalMessage();
+              "csv needs a JSON object value; this value is not JSON: " + ParseProblem.describe(e);
         }
       }
       if (problem != null) {

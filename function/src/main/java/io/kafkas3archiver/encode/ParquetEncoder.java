@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kafkas3archiver.decode.KafkaRecord;
+import io.kafkas3archiver.decode.ParseProblem;
 import io.kafkas3archiver.decode.RejectedRecord;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -108,7 +109,7 @@ public final class ParquetEncoder implements Encoder {
         } catch (JacksonException e) {
           problem =
               "parquet needs a JSON object value; this value is not JSON: "
-                  + e.getOriginalMessage();
+                  + ParseProblem.describe(e);
         }
       }
       if (problem != null) {

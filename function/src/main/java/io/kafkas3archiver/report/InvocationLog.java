@@ -86,8 +86,12 @@ public final class InvocationLog {
         });
   }
 
-  /** A failure before any object was attempted (a bad event, an unknown action). */
-  public void rejectedEvent(String requestId, String errorType, String message) {
+  /**
+   * A failure before any object was attempted (a bad event, an unknown action). {@code debugDetail}
+   * (where the parser stopped, a masked excerpt) is written only when LOG_LEVEL=debug.
+   */
+  public void rejectedEvent(
+      String requestId, String errorType, String message, String debugDetail) {
     write(
         LogLevel.ERROR,
         "invocation rejected",
@@ -95,6 +99,9 @@ public final class InvocationLog {
         g -> {
           g.writeStringField("errorType", errorType);
           g.writeStringField("error", message);
+          if (debugDetail != null && threshold.allows(LogLevel.DEBUG)) {
+            g.writeStringField("debugDetail", debugDetail);
+          }
         });
   }
 
