@@ -98,7 +98,8 @@ public final class Pipeline {
       tally.objects.addAll(groupObjects);
       tally.written += encoded.result().rowsWritten();
       tally.tombstones += encoded.result().tombstonesSkipped();
-      tally.errored += encoded.rejectedCount();
+      tally.errored += encoded.rejected().size();
+      tally.rejected.addAll(encoded.rejected());
     }
     return new BatchOutcome(tallies.values().stream().map(TopicTally::outcome).toList(), failures);
   }
@@ -114,6 +115,7 @@ public final class Pipeline {
     private int failedRetries;
     private long earliest = Long.MAX_VALUE;
     private final List<WrittenObject> objects = new ArrayList<>();
+    private final List<RejectedRecord> rejected = new ArrayList<>();
 
     TopicTally(String topic) {
       this.topic = topic;
@@ -138,7 +140,8 @@ public final class Pipeline {
           failed,
           earliest == Long.MAX_VALUE ? -1 : earliest,
           objects,
-          failedRetries);
+          failedRetries,
+          rejected);
     }
   }
 
@@ -199,7 +202,10 @@ public final class Pipeline {
       String contentType) {}
 
   private record EncodedGroup(
-      EncodeResult result, int rejectedCount, PendingObject data, PendingObject errors) {}
+      EncodeResult result,
+      List<RejectedRecord> rejected,
+      PendingObject data,
+      PendingObject errors) {}
 
   private EncodedGroup encode(ObjectGroup group) {
     var jobId = group.jobId(config.format().configName());
@@ -239,7 +245,7 @@ public final class Pipeline {
                 errorBuffer.toByteArray(),
                 "application/x-ndjson");
       }
-      return new EncodedGroup(result, rejected.size(), data, errors);
+      return new EncodedGroup(result, rejected, data, errors);
     } catch (IOException e) {
       // Encoding writes to memory; an IOException here is a bug, not a data problem.
       throw new UncheckedIOException(e);

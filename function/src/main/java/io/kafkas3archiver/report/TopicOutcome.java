@@ -1,11 +1,13 @@
 package io.kafkas3archiver.report;
 
+import io.kafkas3archiver.decode.RejectedRecord;
 import java.util.List;
 
 /**
  * What happened to one topic's records in a batch: {@code recordsIn = recordsWritten +
  * recordsErrored + tombstonesSkipped + recordsFailed}. Failed records are in groups whose objects
- * were not written; they will be redelivered.
+ * were not written; they will be redelivered. {@code rejected} are the records written to error
+ * objects, for the DEBUG log lines.
  */
 public record TopicOutcome(
     String topic,
@@ -16,10 +18,12 @@ public record TopicOutcome(
     int recordsFailed,
     long earliestTimestamp,
     List<WrittenObject> objects,
-    int failedUploadRetries) {
+    int failedUploadRetries,
+    List<RejectedRecord> rejected) {
 
   public TopicOutcome {
     objects = List.copyOf(objects);
+    rejected = List.copyOf(rejected);
   }
 
   /** Retries of the uploads that succeeded plus those of the ones that finally failed. */

@@ -151,6 +151,12 @@ class PayloadLogLeakTest {
           .as("records accounted for")
           .isEqualTo(log.get("recordsIn").asInt())
           .isEqualTo(c.records());
+      if (logLevel.equals("debug") && log.get("recordsErrored").asInt() > 0) {
+        // At DEBUG each rejected record gets a line with its position, lengths and masked excerpt
+        assertThat(everything)
+            .contains("\"message\":\"record sent to the error object\"")
+            .contains("\"maskedExcerpt\"");
+      }
       if (canaries.inValues) {
         // And the canaries did travel: the archive (rows or error objects) holds them
         assertThat(canaries.foundIn(store.objects.values()))
