@@ -140,7 +140,7 @@ public final class ArchiverHandler implements RequestStreamHandler {
     try {
       invocation = decoder.decode(input);
     } catch (BadEventException e) {
-      log.rejectedEvent(requestId, "BadEvent", e.getMessage());
+      log.rejectedEvent(requestId, "BadEvent", e.getMessage(), e.debugDetail());
       throw e;
     }
     credentials.ifPresent(CredentialsSource::beginInvocation);

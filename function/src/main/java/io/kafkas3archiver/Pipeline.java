@@ -138,7 +138,7 @@ public final class Pipeline implements BatchArchiver {
         piece = rest.through(segments.get(segments.size() - 1).to());
       }
       EncodedGroup encoded = encode(piece);
-      Claim claim = new Claim(piece.start(), piece.last(), encoded.rejectedCount(), segments);
+      Claim claim = new Claim(piece.start(), piece.last(), encoded.rejected().size(), segments);
       long storedLast;
       try {
         WrittenObject data = putIfAbsent(encoded.data(), claim, deadline);
@@ -152,7 +152,8 @@ public final class Pipeline implements BatchArchiver {
           }
           tally.written += encoded.result().rowsWritten();
           tally.tombstones += encoded.result().tombstonesSkipped();
-          tally.errored += encoded.rejectedCount();
+          tally.errored += encoded.rejected().size();
+          tally.rejected.addAll(encoded.rejected());
           storedLast = piece.last();
         } else {
           Claim stored = storedClaim(encoded.data().key(), deadline);
@@ -300,7 +301,8 @@ public final class Pipeline implements BatchArchiver {
     } catch (UploadException e) {
       throw new ChainFailure(group, e);
     }
-    tally.errored += encoded.rejectedCount();
+    tally.errored += encoded.rejected().size();
+    tally.rejected.addAll(encoded.rejected());
   }
 
   /** The put's object, or null when the key existed and nothing was written. */
@@ -406,6 +408,7 @@ public final class Pipeline implements BatchArchiver {
     private int failedRetries;
     private long earliest = Long.MAX_VALUE;
     private final List<WrittenObject> objects = new ArrayList<>();
+    private final List<RejectedRecord> rejected = new ArrayList<>();
 
     TopicTally(String topic) {
       this.topic = topic;
@@ -431,7 +434,8 @@ public final class Pipeline implements BatchArchiver {
           alreadyArchived,
           earliest == Long.MAX_VALUE ? -1 : earliest,
           objects,
-          failedRetries);
+          failedRetries,
+          rejected);
     }
   }
 
@@ -494,7 +498,10 @@ public final class Pipeline implements BatchArchiver {
       String contentType) {}
 
   private record EncodedGroup(
-      EncodeResult result, int rejectedCount, PendingObject data, PendingObject errors) {}
+      EncodeResult result,
+      List<RejectedRecord> rejected,
+      PendingObject data,
+      PendingObject errors) {}
 
   private EncodedGroup encode(ObjectGroup group) {
     var jobId = group.jobId(config.format().configName());
@@ -535,7 +542,7 @@ public final class Pipeline implements BatchArchiver {
                 errorBuffer.toByteArray(),
                 "application/x-ndjson");
       }
-      return new EncodedGroup(result, rejected.size(), data, errors);
+      return new EncodedGroup(result, rejected, data, errors);
     } catch (IOException e) {
       // Encoding writes to memory; an IOException here is a bug, not a data problem.
       throw new UncheckedIOException(e);

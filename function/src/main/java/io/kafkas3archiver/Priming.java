@@ -21,9 +21,10 @@ import org.crac.Resource;
 /**
  * SnapStart priming (a CRaC {@code beforeCheckpoint} hook): before the snapshot is taken, run a
  * small synthetic batch through the decoder, the configured pipeline and every encoder and codec
- * this build has, and one PutObject through the S3 client that is stopped before transmission. The
- * restored function then starts with those classes loaded and initialised. Nothing is written to
- * the bucket and nothing is logged.
+ * this build has, and one PutObject through the S3 client, signed with placeholder keys and stopped
+ * before transmission. The restored function then starts with those classes loaded and initialised.
+ * Nothing is written to the bucket, nothing is logged, and no credentials are resolved: a secret
+ * fetched here would live on in every copy of the snapshot (DESIGN §6).
  */
 final class Priming implements Resource {
   private final ArchiverConfig config;

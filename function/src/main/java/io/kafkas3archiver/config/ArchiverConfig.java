@@ -39,13 +39,15 @@ public record ArchiverConfig(
     boolean forcePathStyle,
     boolean reportBatchItemFailures,
     LogLevel logLevel,
-    Optional<ExplicitSchema> parquetSchema) {
+    Optional<ExplicitSchema> parquetSchema,
+    Optional<String> expectedBucketOwner) {
 
   private static final Pattern BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
   private static final Pattern IP_ADDRESS = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
   private static final Pattern REGION = Pattern.compile("[a-z]{2}(-[a-z0-9]+)+-\\d+");
   private static final Pattern PREFIX_SEGMENT = Pattern.compile("[A-Za-z0-9!\\-_.*'()=+,;:@ ]+");
   private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
+  private static final Pattern ACCOUNT_ID = Pattern.compile("\\d{12}");
 
   public static ArchiverConfig fromEnv(Map<String, String> env) {
     return fromEnv(env::get);
@@ -133,6 +135,19 @@ public record ArchiverConfig(
               + "'; it declares Parquet column types: set OUTPUT_FORMAT=parquet or remove"
               + " PARQUET_SCHEMA");
     }
+    // S3 refuses (403) any call on a bucket that another account owns: a deleted and re-created
+    // bucket name, or a typo that names someone else's bucket, then receives no data.
+    Optional<String> expectedBucketOwner = env.optional(Setting.EXPECTED_BUCKET_OWNER);
+    expectedBucketOwner.ifPresent(
+        owner -> {
+          if (!ACCOUNT_ID.matcher(owner).matches()) {
+            throw Env.invalid(
+                Setting.EXPECTED_BUCKET_OWNER,
+                owner,
+                "the 12-digit AWS account id that owns BUCKET_NAME, such as 123456789012, or"
+                    + " unset");
+          }
+        });
 
     return new ArchiverConfig(
         bucket,
@@ -155,7 +170,8 @@ public record ArchiverConfig(
         pathStyle,
         reportItemFailures,
         logLevel,
-        parquetSchema);
+        parquetSchema,
+        expectedBucketOwner);
   }
 
   private static ExplicitSchema schema(String document) {

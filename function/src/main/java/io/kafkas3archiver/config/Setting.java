@@ -142,6 +142,13 @@ public enum Setting {
       null,
       names(LogLevel.values(), LogLevel::configName),
       "The least severe log line written."),
+  EXPECTED_BUCKET_OWNER(
+      Type.STRING,
+      null,
+      "unset",
+      "a 12-digit AWS account id",
+      "The account that must own `BUCKET_NAME`; every S3 call sends it, and S3 refuses a bucket"
+          + " another account owns."),
   PARQUET_SCHEMA(
       Type.STRING,
       null,

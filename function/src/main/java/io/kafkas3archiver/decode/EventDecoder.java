@@ -104,7 +104,10 @@ public final class EventDecoder {
       }
       return new Invocation.KafkaBatch(eventSource, records, rejected);
     } catch (com.fasterxml.jackson.core.JacksonException e) {
-      throw new BadEventException("the event is not valid JSON: " + e.getOriginalMessage(), e);
+      long at = e.getLocation() == null ? -1 : e.getLocation().getByteOffset();
+      throw new BadEventException(
+          "the event is not valid JSON: " + ParseProblem.describe(e),
+          ParseProblem.where(e) + "; masked input there: '" + input.maskedAround(at) + "'");
     }
   }
 
@@ -367,6 +370,14 @@ public final class EventDecoder {
 
     byte[] slice(long from, long to) {
       return Arrays.copyOfRange(buffer, (int) (from - base), (int) (to - base));
+    }
+
+    /** The kept bytes just before the parser's position, masked (for DEBUG lines only). */
+    String maskedAround(long offset) {
+      long end = offset < 0 ? base + length : Math.min(offset, base + length);
+      long start = Math.max(base, end - 16);
+      return ParseProblem.maskedExcerpt(
+          buffer, (int) (start - base), (int) Math.min(length, end - base + 16));
     }
 
     @Override

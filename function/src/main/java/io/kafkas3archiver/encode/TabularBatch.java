@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import io.kafkas3archiver.decode.KafkaRecord;
+import io.kafkas3archiver.decode.ParseProblem;
 import io.kafkas3archiver.decode.RejectedRecord;
 import java.io.IOException;
 import java.io.StringWriter;
@@ -122,7 +123,7 @@ record TabularBatch(
       }
       return fields;
     } catch (JacksonException e) {
-      return "not JSON: " + e.getOriginalMessage();
+      return "not JSON: " + ParseProblem.describe(e);
     } catch (IOException e) {
       throw new UncheckedIOException("reading from a byte array cannot fail", e);
     }

@@ -138,7 +138,14 @@ public final class Preflight {
         return new BucketCheck(
             Step.pass(
                 BUCKET,
-                "bucket '" + config.bucketName() + "' exists at " + S3Clients.endpointName(config)),
+                "bucket '"
+                    + config.bucketName()
+                    + "' exists at "
+                    + S3Clients.endpointName(config)
+                    + config
+                        .expectedBucketOwner()
+                        .map(o -> ", owned by account " + o + " (EXPECTED_BUCKET_OWNER)")
+                        .orElse("")),
             Optional.empty());
       } catch (SdkException e) {
         UploadException u = classifier.classify(Operation.HEAD_BUCKET, e, null, attempt);

@@ -69,6 +69,11 @@ public record BatchOutcome(
     return sum(TopicOutcome::uploadRetries);
   }
 
+  /** The records written to error objects, for DEBUG lines. */
+  public List<io.kafkas3archiver.decode.RejectedRecord> rejected() {
+    return topics.stream().flatMap(t -> t.rejected().stream()).toList();
+  }
+
   public List<WrittenObject> objects() {
     return topics.stream().flatMap(t -> t.objects().stream()).toList();
   }

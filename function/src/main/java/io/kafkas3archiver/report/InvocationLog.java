@@ -3,10 +3,13 @@ package io.kafkas3archiver.report;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.kafkas3archiver.config.LogLevel;
+import io.kafkas3archiver.decode.ParseProblem;
+import io.kafkas3archiver.decode.RejectedRecord;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 
 /**
  * One structured JSON line per invocation, to stdout (CloudWatch Logs in Lambda): counts, bytes
@@ -43,6 +46,11 @@ public final class InvocationLog {
               g.writeNumberField("attempts", w.attempts());
               g.writeNumberField("uploadMillis", w.millis());
             });
+      }
+    }
+    if (threshold.allows(LogLevel.DEBUG)) {
+      for (RejectedRecord r : o.rejected()) {
+        write(LogLevel.DEBUG, "record sent to the error object", requestId, g -> rejected(g, r));
       }
     }
     LogLevel level = o.succeeded() ? LogLevel.INFO : LogLevel.ERROR;
@@ -116,8 +124,39 @@ public final class InvocationLog {
     g.writeEndArray();
   }
 
-  /** A failure before any object was attempted (a bad event, an unknown action). */
-  public void rejectedEvent(String requestId, String errorType, String message) {
+  /**
+   * Where the record was and why it was rejected, with lengths and a masked excerpt: enough to find
+   * it in the error object, no payload byte (the error object holds the raw value).
+   */
+  private static void rejected(JsonGenerator g, RejectedRecord r) throws IOException {
+    g.writeStringField("topic", r.topic());
+    if (r.partition() != null) {
+      g.writeNumberField("partition", r.partition());
+    }
+    if (r.offset() != null) {
+      g.writeNumberField("offset", r.offset());
+    }
+    g.writeStringField("reason", r.reason());
+    byte[] raw;
+    if (r.record() != null) {
+      raw = r.record().value();
+      g.writeNumberField("keyBytes", r.record().key() == null ? -1 : r.record().key().length);
+      g.writeNumberField("valueBytes", raw == null ? -1 : raw.length);
+    } else {
+      raw = r.rawRecordJson() == null ? null : r.rawRecordJson().getBytes(StandardCharsets.UTF_8);
+      g.writeNumberField("rawRecordBytes", raw == null ? -1 : raw.length);
+    }
+    if (raw != null) {
+      g.writeStringField("maskedExcerpt", ParseProblem.maskedExcerpt(raw, 0, raw.length));
+    }
+  }
+
+  /**
+   * A failure before any object was attempted (a bad event, an unknown action). {@code debugDetail}
+   * (where the parser stopped, a masked excerpt) is written only when LOG_LEVEL=debug.
+   */
+  public void rejectedEvent(
+      String requestId, String errorType, String message, String debugDetail) {
     write(
         LogLevel.ERROR,
         "invocation rejected",
@@ -125,6 +164,9 @@ public final class InvocationLog {
         g -> {
           g.writeStringField("errorType", errorType);
           g.writeStringField("error", message);
+          if (debugDetail != null && threshold.allows(LogLevel.DEBUG)) {
+            g.writeStringField("debugDetail", debugDetail);
+          }
         });
   }
 

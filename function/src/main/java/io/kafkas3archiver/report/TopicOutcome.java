@@ -1,12 +1,14 @@
 package io.kafkas3archiver.report;
 
+import io.kafkas3archiver.decode.RejectedRecord;
 import java.util.List;
 
 /**
  * What happened to one topic's records in a batch: {@code recordsIn = recordsWritten +
  * recordsErrored + tombstonesSkipped + recordsFailed + recordsAlreadyArchived}. Failed records are
  * in groups whose objects were not written; they will be redelivered. Already archived records were
- * found in objects an earlier delivery of the same offsets wrote, so nothing was written.
+ * found in objects an earlier delivery of the same offsets wrote, so nothing was written. {@code
+ * rejected} are the records written to error objects, for the DEBUG log lines.
  */
 public record TopicOutcome(
     String topic,
@@ -18,10 +20,12 @@ public record TopicOutcome(
     int recordsAlreadyArchived,
     long earliestTimestamp,
     List<WrittenObject> objects,
-    int failedUploadRetries) {
+    int failedUploadRetries,
+    List<RejectedRecord> rejected) {
 
   public TopicOutcome {
     objects = List.copyOf(objects);
+    rejected = List.copyOf(rejected);
   }
 
   /** Retries of the uploads that succeeded plus those of the ones that finally failed. */

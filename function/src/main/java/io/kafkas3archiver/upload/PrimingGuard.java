@@ -7,7 +7,7 @@ import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 
 /**
  * Lets SnapStart priming run a real PutObject through the S3 client (marshalling, endpoint rules,
- * credentials, checksum, SigV4 signing) and stops it after signing, before the request is
+ * checksum, SigV4 signing with placeholder keys) and stops it after signing, before the request is
  * transmitted. So priming warms the client's code paths without a byte leaving the JVM, and can
  * never write to the bucket.
  */
@@ -17,8 +17,16 @@ final class PrimingGuard implements ExecutionInterceptor {
 
   /** Thrown in place of the transmission; S3ObjectStore expects and swallows it. */
   static final class Stopped extends RuntimeException {
-    Stopped() {
+    private final boolean signed;
+
+    Stopped(boolean signed) {
       super("priming request stopped before transmission", null, false, false);
+      this.signed = signed;
+    }
+
+    /** Whether the request carried a SigV4 Authorization header: the signer ran. */
+    boolean signed() {
+      return signed;
     }
   }
 
@@ -26,7 +34,12 @@ final class PrimingGuard implements ExecutionInterceptor {
   public void beforeTransmission(
       Context.BeforeTransmission context, ExecutionAttributes executionAttributes) {
     if (Boolean.TRUE.equals(executionAttributes.getAttribute(PRIMING))) {
-      throw new Stopped();
+      throw new Stopped(
+          context
+              .httpRequest()
+              .firstMatchingHeader("Authorization")
+              .filter(a -> a.startsWith("AWS4-HMAC-SHA256"))
+              .isPresent());
     }
   }
 }

@@ -37,11 +37,17 @@ public final class S3Clients {
             .credentialsProvider(credentials)
             .httpClient(httpClient)
             // S3ObjectStore owns the retry loop, so retries are counted and deadline-bounded.
-            // PrimingGuard stops SnapStart's priming request before it leaves the JVM.
+            // PrimingGuard stops SnapStart's priming request before it leaves the JVM;
+            // ExpectedBucketOwner puts EXPECTED_BUCKET_OWNER on every call.
             .overrideConfiguration(
-                o ->
-                    o.retryStrategy(AwsRetryStrategy.doNotRetry())
-                        .addExecutionInterceptor(new PrimingGuard()))
+                o -> {
+                  o.retryStrategy(AwsRetryStrategy.doNotRetry())
+                      .addExecutionInterceptor(new PrimingGuard());
+                  config
+                      .expectedBucketOwner()
+                      .ifPresent(
+                          owner -> o.addExecutionInterceptor(new ExpectedBucketOwner(owner)));
+                })
             .forcePathStyle(config.forcePathStyle());
     config
         .endpoint()

@@ -8,7 +8,9 @@ import java.util.Base64;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.ContentStreamProvider;
@@ -29,6 +31,14 @@ public final class S3ObjectStore implements ObjectStore {
   private static final long BASE_BACKOFF_MILLIS = 100;
   private static final long MAX_BACKOFF_MILLIS = 5_000;
   private static final long MAX_ATTEMPT_MILLIS = 60_000;
+
+  /**
+   * Keys that open nothing, for the priming request only: it is stopped before transmission, so
+   * they only feed the signer's code path.
+   */
+  static final AwsCredentialsProvider PRIMING_CREDENTIALS =
+      StaticCredentialsProvider.create(
+          AwsBasicCredentials.create("AKIDPRIMINGNOTAKEY00", "priming-placeholder-opens-nothing"));
 
   private final S3Client s3;
   private final ArchiverConfig config;
@@ -209,11 +219,22 @@ public final class S3ObjectStore implements ObjectStore {
    */
   @Override
   public void prime() {
+    primeSigned();
+  }
+
+  /**
+   * Signs the priming request with {@link #PRIMING_CREDENTIALS}, never the client's own provider:
+   * priming runs before the SnapStart snapshot, and the client's provider would fetch the Secrets
+   * Manager keys (or an STS session) there and leave them cached in every restored copy of the
+   * snapshot (DESIGN §6). The first real put resolves the real credentials. True when the request
+   * was signed and then stopped.
+   */
+  boolean primeSigned() {
     boolean guarded =
         s3.serviceClientConfiguration().overrideConfiguration().executionInterceptors().stream()
             .anyMatch(PrimingGuard.class::isInstance);
     if (!guarded) {
-      return; // a client not built by S3Clients: it would really send the request
+      return false; // a client not built by S3Clients: it would really send the request
     }
     byte[] body = {'{', '}'};
     PutObjectRequest request =
@@ -227,13 +248,18 @@ public final class S3ObjectStore implements ObjectStore {
             .overrideConfiguration(
                 o ->
                     o.apiCallTimeout(Duration.ofSeconds(10))
+                        .credentialsProvider(PRIMING_CREDENTIALS)
                         .putExecutionAttribute(PrimingGuard.PRIMING, Boolean.TRUE))
             .build();
     try {
       s3.putObject(request, RequestBody.fromBytes(body));
-    } catch (PrimingGuard.Stopped | SdkException expected) {
-      // Stopped: the request got as far as signing and no further (the SDK may wrap it). Any
-      // other failure is ignored too: priming is best effort and must not fail the snapshot.
+      return false;
+    } catch (PrimingGuard.Stopped stopped) {
+      return stopped.signed();
+    } catch (SdkException e) {
+      // The SDK may wrap Stopped. Any other failure is ignored: priming is best effort and must
+      // not fail the snapshot.
+      return e.getCause() instanceof PrimingGuard.Stopped stopped && stopped.signed();
     }
   }
 

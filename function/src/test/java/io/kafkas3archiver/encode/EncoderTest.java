@@ -155,7 +155,11 @@ class EncoderTest {
 
     assertThat(result[0].rejected())
         .singleElement()
-        .satisfies(r -> assertThat(r.reason()).contains("Duplicate field 'a'"));
+        .satisfies(
+            r ->
+                assertThat(r.reason())
+                    .endsWith("this value is not JSON: Duplicate field")
+                    .doesNotContain("'a'"));
   }
 
   @Test

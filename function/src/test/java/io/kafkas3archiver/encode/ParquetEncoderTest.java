@@ -281,9 +281,8 @@ class ParquetEncoderTest {
     assertThat(result.rejected())
         .extracting(r -> r.offset() + ": " + r.reason())
         .containsExactly(
-            "1: parquet needs a JSON object value; this value is not JSON: Unrecognized token"
-                + " 'engine': was expecting (JSON String, Number, Array, Object or token 'null',"
-                + " 'true' or 'false')",
+            // The parser's own message would quote the value ('engine'): payload in a reason.
+            "1: parquet needs a JSON object value; this value is not JSON: Unrecognized token",
             "2: parquet needs a JSON object value; this value is a JSON array",
             "3: parquet needs a JSON object value; this value is not UTF-8 text");
   }

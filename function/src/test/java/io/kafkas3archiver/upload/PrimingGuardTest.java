@@ -58,15 +58,45 @@ class PrimingGuardTest {
   void shouldSignThePrimingRequestButNeverHandItToTheHttpClient() {
     // Given a store whose HTTP client records anything it is asked to send
     RecordingHttpClient http = new RecordingHttpClient();
-    CountingCredentials credentials = new CountingCredentials();
-    S3ObjectStore store = store(http, credentials);
+    S3ObjectStore store = store(http, new CountingCredentials());
 
     // When it is primed
-    store.prime();
+    boolean signed = store.primeSigned();
 
     // Then the request went as far as signing, and no further
-    assertThat(credentials.resolved.get()).isPositive();
+    assertThat(signed).as("the priming request reached the signer").isTrue();
     assertThat(http.requests.get()).isZero();
+  }
+
+  @Test
+  void shouldNeverAskTheRealCredentialsWhilePriming() {
+    // Given a store whose credentials provider counts look-ups (a secret fetch, in production)
+    CountingCredentials credentials = new CountingCredentials();
+    S3ObjectStore store = store(new RecordingHttpClient(), credentials);
+
+    // When it is primed, as SnapStart's beforeCheckpoint does
+    store.prime();
+
+    // Then the real provider was never asked: nothing of it can be in the snapshot
+    assertThat(credentials.resolved.get()).isZero();
+  }
+
+  @Test
+  void shouldResolveTheRealCredentialsOnTheFirstRealPut() {
+    // Given a primed store
+    CountingCredentials credentials = new CountingCredentials();
+    S3ObjectStore store = store(new RecordingHttpClient(), credentials);
+    store.prime();
+
+    // When the first real put is signed (the fake client then refuses to send it)
+    try {
+      store.put("condense/t/x.ndjson", new byte[] {'{', '}'}, "application/x-ndjson", deadline());
+    } catch (UploadException | IllegalStateException expected) {
+      // the fake client refuses every request
+    }
+
+    // Then it was signed with the real credentials
+    assertThat(credentials.resolved.get()).isPositive();
   }
 
   @Test

@@ -216,7 +216,8 @@ final class IcebergArchiver implements BatchArchiver {
           0, // a table counts skipped offsets per commit (recordsAlreadyCommitted)
           earliest == Long.MAX_VALUE ? -1 : earliest,
           objects,
-          0);
+          0,
+          List.of());
     }
   }
 
