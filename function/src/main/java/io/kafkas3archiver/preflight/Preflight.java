@@ -305,11 +305,11 @@ public final class Preflight {
           "the store at "
               + S3Clients.endpointName(config)
               + " overwrote the probe although the write carried If-None-Match: *",
-          "This store ignores conditional writes, so exactly-once does not hold: records are still"
-              + " all archived, but a redelivery that re-forms a batch (a lost response, a split"
-              + " batch, a rebalance) can store some of them twice. Use AWS S3 or a store that"
-              + " honours If-None-Match (recent MinIO, Ceph RGW, S3Proxy), or deduplicate by"
-              + " (topic, partition, offset) when reading",
+          "This store ignores conditional writes, so exactly-once does not hold: a redelivery"
+              + " that re-forms a batch (a lost response, a split batch, a rebalance) overwrites"
+              + " objects instead of meeting them, which can store records twice or replace an"
+              + " object with a shorter one and drop records already acknowledged. Use AWS S3 or a"
+              + " store that honours If-None-Match (recent MinIO, Ceph RGW, S3Proxy)",
           "ConditionalWritesIgnored");
     } catch (UploadException e) {
       return new Step(

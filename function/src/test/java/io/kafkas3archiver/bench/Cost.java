@@ -103,6 +103,6 @@ final class Cost {
             + " storage, data transfer and the Kafka side are the same for every option and left"
             + " out%n",
         batchesPerTb * LAMBDA_PER_REQUEST,
-        batchesPerTb * S3_PUT);
+        batchesPerTb * putsPerBatch * S3_PUT);
   }
 }

@@ -74,6 +74,39 @@ class PartialFailureTest {
     return out.toString();
   }
 
+  @Test
+  void shouldFailTheInvocationWhenAFailedRecordHasNoOffsetToReport() throws Exception {
+    // A record without an offset goes to an error object of its own; when that object fails, no
+    // batchItemFailures entry can name it, and an empty list would tell the mapping "all done".
+    String event =
+        "{\"eventSource\":\"SelfManagedKafka\",\"bootstrapServers\":\"b:9092\",\"records\":"
+            + "{\"t-0\":[{\"topic\":\"t\",\"partition\":0,\"timestamp\":1,"
+            + "\"timestampType\":\"CREATE_TIME\",\"value\":\"e30=\",\"headers\":[]}]}}";
+    var store = new FailingStore(key -> key.contains("/_errors/"));
+    Map<String, String> all = new HashMap<>();
+    all.put("BUCKET_NAME", "unit-bucket");
+    all.put("AWS_REGION", "us-east-1");
+    all.put("REPORT_BATCH_ITEM_FAILURES", "true");
+    PrintStream stdout = System.out;
+    Throwable thrown = null;
+    var out = new ByteArrayOutputStream();
+    try {
+      System.setOut(new PrintStream(new ByteArrayOutputStream()));
+      new ArchiverHandler(ArchiverConfig.fromEnv(all), store, Clock.systemUTC())
+          .handleRequest(
+              new ByteArrayInputStream(event.getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+              out,
+              new LocalContext(30_000));
+    } catch (RuntimeException e) {
+      thrown = e;
+    } finally {
+      System.setOut(stdout);
+    }
+
+    assertThat(thrown).as("answered %s", out).isNotNull().hasMessageContaining("injected failure");
+    assertThat(out.toString()).doesNotContain("batchItemFailures");
+  }
+
   /** Partitions 0 and 1 of topic t, offsets 0..9 each: 0-4 in hour 10, 5-9 in hour 11. */
   private static List<Rec> twoHours() {
     List<Rec> records = new ArrayList<>();
