@@ -48,7 +48,9 @@ public enum Setting {
       Format.NDJSON.configName(),
       null,
       names(Format.values(), Format::configName),
-      "Object format: `json` is one array per object, `ndjson` one JSON value per line."),
+      "Object format: `json` is one array per object, `ndjson` one JSON value per line, `csv` a"
+          + " header and rows, `parquet` columns; `iceberg` commits Parquet files to an Iceberg"
+          + " table and needs its own jar (see [Iceberg](iceberg.md))."),
   COMPRESSION(
       Type.CHOICE,
       Compression.NONE.configName(),
