@@ -1,5 +1,6 @@
 package io.kafkas3archiver.infra;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -50,6 +51,8 @@ public record ArchiverSettings(
     String bucketEncryption,
     Optional<String> endpointUrlS3,
     boolean s3ForcePathStyle,
+    Optional<String> expectedBucketOwner,
+    Optional<String> parquetSchema,
     // created bucket
     int transitionDays,
     String transitionStorageClass,
@@ -172,6 +175,8 @@ public record ArchiverSettings(
           "bucketEncryption",
           "endpointUrlS3",
           "s3ForcePathStyle",
+          "expectedBucketOwner",
+          "parquetSchema",
           "transitionDays",
           "transitionStorageClass",
           "expirationDays",
@@ -219,6 +224,10 @@ public record ArchiverSettings(
   private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
   private static final Pattern GROUP_ID = Pattern.compile("[a-zA-Z0-9\\-/*:_+=.@]{1,200}");
   private static final Pattern ARN = Pattern.compile("arn:aws[a-z-]*:[a-z0-9-]+:.*");
+  private static final Pattern ACCOUNT_ID = Pattern.compile("[0-9]{12}");
+
+  /** The column types PARQUET_SCHEMA may declare (the function's ExplicitSchema). */
+  static final List<String> PARQUET_TYPES = List.of("number", "boolean", "string", "json");
 
   public ArchiverSettings {
     if (createBucket && bucketRegion.isPresent()) {
@@ -346,6 +355,26 @@ public record ArchiverSettings(
     }
     if (maximumRecordAgeSeconds != -1) {
       range("maximumRecordAgeSeconds", maximumRecordAgeSeconds, 60, 604_800);
+    }
+    expectedBucketOwner.ifPresent(
+        owner -> {
+          if (!ACCOUNT_ID.matcher(owner).matches()) {
+            throw new IllegalArgumentException(
+                "expectedBucketOwner='"
+                    + owner
+                    + "' is not valid; legal values: the 12-digit AWS account id that owns the"
+                    + " bucket, such as 123456789012, or unset");
+          }
+        });
+    if (parquetSchema.isPresent()) {
+      if (!outputFormat.equals("parquet")) {
+        throw new IllegalArgumentException(
+            "parquetSchema is set but outputFormat is '"
+                + outputFormat
+                + "'; it declares Parquet column types: set outputFormat=parquet or remove"
+                + " parquetSchema");
+      }
+      validateParquetSchema(parquetSchema.get());
     }
     if (athena && outputFormat.equals("parquet") && athenaColumns.isEmpty()) {
       throw new IllegalArgumentException(
@@ -481,7 +510,7 @@ public record ArchiverSettings(
         createBucket,
         r.arnless("region"),
         inputTopic,
-        r.choice("outputFormat", "ndjson", "json", "ndjson", "csv", "parquet"),
+        outputFormat(r.string("outputFormat", "ndjson")),
         r.choice("compression", "none", "none", "gzip", "snappy", "zstd"),
         r.string("keyPrefix", "condense").replaceAll("/+$", ""),
         get.apply("keyTemplate"),
@@ -498,6 +527,8 @@ public record ArchiverSettings(
         r.choice("bucketEncryption", "s3", "s3", "kms"),
         get.apply("endpointUrlS3"),
         r.bool("s3ForcePathStyle", false),
+        get.apply("expectedBucketOwner"),
+        get.apply("parquetSchema"),
         r.integer("transitionDays", 30),
         r.choice(
             "transitionStorageClass",
@@ -564,6 +595,73 @@ public record ArchiverSettings(
         r.string("athenaTableName", sqlName(inputTopic)),
         r.list("athenaColumns"),
         dropped);
+  }
+
+  /**
+   * The formats this app deploys. The function also knows {@code iceberg}, but that lives in a
+   * separate, larger jar this app does not build or package yet (docs/iceberg.md), so it is refused
+   * here rather than deployed with a jar that fails at init.
+   */
+  static final List<String> OUTPUT_FORMATS = List.of("json", "ndjson", "csv", "parquet");
+
+  static String outputFormat(String value) {
+    if (value.equalsIgnoreCase("iceberg")) {
+      throw new IllegalArgumentException(
+          "outputFormat='iceberg' is not deployable by this app yet: Iceberg tables need the"
+              + " separate kafka-s3-archiver-iceberg jar and a Glue catalog, which infra/ and"
+              + " template.yaml do not create; see docs/iceberg.md to deploy it, or choose one of "
+              + String.join(", ", OUTPUT_FORMATS));
+    }
+    for (String legal : OUTPUT_FORMATS) {
+      if (legal.equalsIgnoreCase(value)) {
+        return legal;
+      }
+    }
+    throw new IllegalArgumentException(
+        "outputFormat='"
+            + value
+            + "' is not valid; legal values: "
+            + String.join(", ", OUTPUT_FORMATS)
+            + " (iceberg: see docs/iceberg.md)");
+  }
+
+  /**
+   * The function's own check at cold start, done here too so a bad schema fails the synth instead
+   * of every invocation after the deploy.
+   */
+  static void validateParquetSchema(String document) {
+    String legal =
+        "legal: a JSON object from field name to one of " + String.join(", ", PARQUET_TYPES);
+    JsonNode root;
+    try {
+      // As strict as the function's parser: a repeated field or a second value is an error there.
+      root =
+          new ObjectMapper()
+              .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
+              .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+              .readTree(document);
+    } catch (IOException e) {
+      throw new IllegalArgumentException(
+          "parquetSchema='" + document + "' is not JSON (" + e.getMessage() + "); " + legal, e);
+    }
+    if (root == null || !root.isObject() || root.isEmpty()) {
+      throw new IllegalArgumentException(
+          "parquetSchema='" + document + "' is not a JSON object with a field; " + legal);
+    }
+    root.properties()
+        .forEach(
+            field -> {
+              if (!field.getValue().isTextual()
+                  || !PARQUET_TYPES.contains(field.getValue().asText())) {
+                throw new IllegalArgumentException(
+                    "parquetSchema field '"
+                        + field.getKey()
+                        + "' has type "
+                        + field.getValue()
+                        + "; "
+                        + legal);
+              }
+            });
   }
 
   /**

@@ -392,6 +392,8 @@ public final class ArchiverStack extends Stack {
     // The SDK reads AWS_ENDPOINT_URL_S3 itself; an empty value would be an invalid endpoint.
     s.endpointUrlS3().ifPresent(url -> env.put("AWS_ENDPOINT_URL_S3", url));
     env.put("S3_FORCE_PATH_STYLE", Boolean.toString(s.s3ForcePathStyle()));
+    env.put("EXPECTED_BUCKET_OWNER", s.expectedBucketOwner().orElse(""));
+    env.put("PARQUET_SCHEMA", s.parquetSchema().orElse(""));
     env.put("REPORT_BATCH_ITEM_FAILURES", Boolean.toString(s.mappingReportsItemFailures()));
     env.put("LOG_LEVEL", s.logLevel());
     return env;

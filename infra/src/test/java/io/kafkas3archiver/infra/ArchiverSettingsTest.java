@@ -169,4 +169,85 @@ class ArchiverSettingsTest {
         .hasMessageContaining("batchAgeThresholdMs=30000")
         .hasMessageContaining("60000..604800000");
   }
+
+  @Test
+  void shouldPassTheExpectedBucketOwnerAndParquetSchemaToTheFunction() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("expectedBucketOwner", "123456789012");
+    c.put("outputFormat", "parquet");
+    c.put("parquetSchema", "{\"id\":\"number\",\"payload\":\"json\"}");
+    Map<String, String> env = Templates.environment(Template.fromStack(Fixtures.stack(c)));
+    assertThat(env)
+        .containsEntry("EXPECTED_BUCKET_OWNER", "123456789012")
+        .containsEntry("PARQUET_SCHEMA", "{\"id\":\"number\",\"payload\":\"json\"}")
+        .containsEntry("OUTPUT_FORMAT", "parquet");
+  }
+
+  @Test
+  void shouldLeaveTheExpectedBucketOwnerAndParquetSchemaBlankByDefault() {
+    Map<String, String> env =
+        Templates.environment(
+            Template.fromStack(Fixtures.stack(new LinkedHashMap<>(Fixtures.mskDefaults()))));
+    assertThat(env).containsEntry("EXPECTED_BUCKET_OWNER", "").containsEntry("PARQUET_SCHEMA", "");
+  }
+
+  @Test
+  void shouldRejectAnExpectedBucketOwnerThatIsNotAnAccountId() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("expectedBucketOwner", "12345678901");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessageContaining("expectedBucketOwner='12345678901'")
+        .hasMessageContaining("12-digit AWS account id");
+  }
+
+  @Test
+  void shouldRejectAParquetSchemaWithoutParquet() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("parquetSchema", "{\"id\":\"number\"}");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessageContaining("parquetSchema is set but outputFormat is 'ndjson'")
+        .hasMessageContaining("outputFormat=parquet");
+  }
+
+  @Test
+  void shouldRejectAParquetSchemaTheFunctionWouldRefuse() {
+    for (String bad :
+        new String[] {
+          "{\"id\":\"int\"}",
+          "{}",
+          "[\"id\"]",
+          "{\"id\":1}",
+          "not json",
+          "{\"id\":\"number\",\"id\":\"string\"}",
+          "{\"id\":\"number\"} {}"
+        }) {
+      Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+      c.put("outputFormat", "parquet");
+      c.put("parquetSchema", bad);
+      assertThatThrownBy(() -> ArchiverSettings.from(c))
+          .as(bad)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("parquetSchema")
+          .hasMessageContaining("number, boolean, string, json");
+    }
+  }
+
+  @Test
+  void shouldRefuseIcebergNamingItsDeployPage() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("outputFormat", "iceberg");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessageContaining("outputFormat='iceberg'")
+        .hasMessageContaining("docs/iceberg.md")
+        .hasMessageContaining("json, ndjson, csv, parquet");
+  }
+
+  @Test
+  void shouldStillRefuseAnUnknownOutputFormatWithTheLegalValues() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("outputFormat", "xml");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessageContaining(
+            "outputFormat='xml' is not valid; legal values: json, ndjson, csv," + " parquet");
+  }
 }

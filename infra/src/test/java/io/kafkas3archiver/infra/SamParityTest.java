@@ -2,6 +2,9 @@ package io.kafkas3archiver.infra;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -13,6 +16,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -89,6 +93,9 @@ class SamParityTest {
     scramCdk.put("batchAgeThresholdMs", "600000");
     scramCdk.put("offsetLagThreshold", "5000");
     scramCdk.put("alarmTopicArn", ALARM_TOPIC);
+    scramCdk.put("expectedBucketOwner", "123456789012");
+    scramCdk.put("outputFormat", "parquet");
+    scramCdk.put("parquetSchema", "{\"vehicleId\":\"string\",\"speedKmh\":\"number\"}");
     Map<String, String> scramSam = new LinkedHashMap<>(mskSam);
     scramSam.put("MskAuth", "scram");
     scramSam.put("SaslScramSecretArn", Fixtures.SCRAM_SECRET_ARN);
@@ -103,6 +110,9 @@ class SamParityTest {
     scramSam.put("BatchAgeThresholdMs", "600000");
     scramSam.put("OffsetLagThreshold", "5000");
     scramSam.put("AlarmTopicArn", ALARM_TOPIC);
+    scramSam.put("ExpectedBucketOwner", "123456789012");
+    scramSam.put("OutputFormat", "parquet");
+    scramSam.put("ParquetSchema", "{\"vehicleId\":\"string\",\"speedKmh\":\"number\"}");
 
     return Stream.of(
         Arguments.of("msk-iam-created-bucket", new Deployment(mskCdk, mskSam)),
@@ -110,7 +120,7 @@ class SamParityTest {
             "self-managed-vpc-imported-bucket-secret-role-kms",
             new Deployment(Fixtures.selfManaged(), smSam)),
         Arguments.of(
-            "msk-scram-s3-on-failure-created-secret-endpoint-tracing-alarm-topic",
+            "msk-scram-s3-on-failure-created-secret-endpoint-tracing-alarm-topic-parquet-schema-owner",
             new Deployment(scramCdk, scramSam)));
   }
 
@@ -121,6 +131,66 @@ class SamParityTest {
     SamTemplate sam = new SamTemplate(TEMPLATE, d.sam());
     assertThat(sam.environment().keySet())
         .containsExactlyInAnyOrderElementsOf(Templates.environment(cdk).keySet());
+  }
+
+  /**
+   * SAM can check a parameter only with a pattern, the CDK app with code; both must agree on what
+   * they let through. (SAM's pattern cannot see a repeated field in PARQUET_SCHEMA; the function
+   * refuses that at cold start, naming the variable.)
+   */
+  @Test
+  void shouldAcceptAndRefuseTheSameOwnersAndSchemasAsTheCdkApp() throws Exception {
+    JsonNode parameters =
+        new ObjectMapper(new YAMLFactory()).readTree(TEMPLATE.toFile()).path("Parameters");
+    Map<String, List<String>> tried =
+        Map.of(
+            "expectedBucketOwner",
+            List.of("123456789012", "", "12345678901", "1234567890123", "12345678901a", " 123"),
+            "parquetSchema",
+            List.of(
+                "{\"id\":\"number\"}",
+                "{ \"a\" : \"string\" , \"b\":\"json\", \"c\":\"boolean\" }",
+                "",
+                "{\"id\":\"int\"}",
+                "{}",
+                "not json",
+                "{\"id\":1}",
+                "[\"id\"]",
+                "{\"id\":\"number\"",
+                "{\"id\":\"number\",}"));
+    Map<String, String> disagreements = new TreeMap<>();
+    int accepted = 0;
+    int refused = 0;
+    for (var entry : tried.entrySet()) {
+      String key = entry.getKey();
+      String parameter = key.substring(0, 1).toUpperCase(java.util.Locale.ROOT) + key.substring(1);
+      Pattern allowed =
+          Pattern.compile(parameters.path(parameter).path("AllowedPattern").asText("(?!)"));
+      for (String value : entry.getValue()) {
+        Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+        c.put("outputFormat", "parquet");
+        c.put(key, value);
+        boolean cdk;
+        try {
+          ArchiverSettings.from(c);
+          cdk = true;
+        } catch (IllegalArgumentException e) {
+          cdk = false;
+        }
+        boolean sam = allowed.matcher(value).matches();
+        if (cdk != sam) {
+          disagreements.put(key + "=" + value, "CDK " + cdk + ", SAM " + sam);
+        }
+        if (cdk) {
+          accepted++;
+        } else {
+          refused++;
+        }
+      }
+    }
+    assertThat(disagreements).isEmpty();
+    assertThat(accepted).isGreaterThanOrEqualTo(4);
+    assertThat(refused).isGreaterThanOrEqualTo(8);
   }
 
   @ParameterizedTest(name = "{0}")
