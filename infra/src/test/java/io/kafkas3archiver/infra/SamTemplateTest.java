@@ -151,7 +151,20 @@ class SamTemplateTest {
                 .map(Templates.DashboardMetric::metricName)
                 .distinct())
         .containsExactlyInAnyOrderElementsOf(
-            List.of(ArchiverMetrics.values()).stream().map(ArchiverMetrics::metricName).toList());
+            List.of(ArchiverMetrics.values()).stream()
+                .filter(m -> !m.icebergOnly())
+                .map(ArchiverMetrics::metricName)
+                .toList());
+  }
+
+  @Test
+  void shouldLeaveOnlyTheIcebergCommitMetricsOffTheDashboard() {
+    // The exception above must stay exactly the metrics of the format infra refuses.
+    assertThat(
+            List.of(ArchiverMetrics.values()).stream()
+                .filter(ArchiverMetrics::icebergOnly)
+                .map(ArchiverMetrics::metricName))
+        .containsExactlyInAnyOrder("CommitLatency", "CommitRetries", "RecordsAlreadyCommitted");
   }
 
   @Test
