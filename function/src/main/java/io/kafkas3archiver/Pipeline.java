@@ -523,9 +523,10 @@ public final class Pipeline implements BatchArchiver {
               WrittenObject.Kind.DATA,
               result.rowsWritten(),
               raw.count(),
-              // Zero rows: zero bytes, for every format. An empty Parquet file or gzip stream
-              // would still be bytes a reader must open; Athena and Spark skip empty objects.
-              result.rowsWritten() == 0 ? new byte[0] : buffer.toByteArray(),
+              // Zero rows: an empty file of the format ("[]", an empty ndjson or csv, a zero-row
+              // Parquet file), so a glob over the folder reads in every tool; DuckDB refuses a
+              // zero-byte .parquet.
+              buffer.toByteArray(),
               contentType());
       List<RejectedRecord> rejected = new ArrayList<>(group.rejected());
       rejected.addAll(result.rejected());

@@ -80,9 +80,8 @@ public final class ParquetEncoder implements Encoder {
     if (declared != null) {
       batch = rejectMismatches(batch);
     }
-    if (batch.rows().isEmpty()) {
-      return new EncodeResult(0, batch.tombstonesSkipped(), batch.rejected());
-    }
+    // With no rows this still writes a valid, zero-row file: an object that claims a range of
+    // offsets must be readable by every Parquet reader (DuckDB refuses a zero-byte .parquet).
     ColumnPlan plan = ColumnPlan.plan(batch, ParquetSchema.METADATA, true, declared);
     ParquetSchema schema = new ParquetSchema(includeKafkaMetadata, batch.binaryKeys(), plan);
     try (ParquetWriter<Row> writer =
