@@ -1,5 +1,6 @@
 package io.kafkas3archiver.restore;
 
+import io.kafkas3archiver.config.Setting;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
@@ -14,6 +15,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 /**
  * The restore command's settings, parsed and checked once. Every error names the flag, the bad
@@ -102,6 +104,14 @@ public record RestoreOptions(
 
   /** Parses {@code args}; {@link Optional#empty()} for {@code --help}. */
   public static Optional<RestoreOptions> parse(String... args) {
+    return parse(System::getenv, args);
+  }
+
+  /**
+   * As above; {@code env} supplies {@code AWS_ENDPOINT_URL_S3} when {@code --endpoint-url} is not
+   * given.
+   */
+  public static Optional<RestoreOptions> parse(Function<String, String> env, String... args) {
     Map<String, List<String>> flags = new LinkedHashMap<>();
     Set<String> switches =
         Set.of(
@@ -260,7 +270,7 @@ public record RestoreOptions(
                 .orElse(5_000),
             one(flags, "--region"),
             one(flags, "--endpoint-url")
-                .or(() -> Optional.ofNullable(System.getenv("AWS_ENDPOINT_URL_S3"))),
+                .or(() -> Optional.ofNullable(env.apply(Setting.AWS_ENDPOINT_URL_S3.name()))),
             flags.containsKey("--path-style"),
             one(flags, "--progress-seconds")
                     .map(v -> number("--progress-seconds", v, 1, 3600))
