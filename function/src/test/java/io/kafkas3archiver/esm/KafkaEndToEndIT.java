@@ -530,9 +530,56 @@ class KafkaEndToEndIT {
     };
   }
 
-  /** The store the redelivery tests write through; swap in ignoringIfNoneMatch to break it. */
+  /**
+   * The store the redelivery tests write through. Breaking it on purpose: returning {@code
+   * ignoringIfNoneMatch(real)} did not fail them (see docs/testing.md); a wrapper whose {@code
+   * putIfAbsent} reports a refused write as created made the split and lost-response tests fail
+   * with offsets stored twice.
+   */
   private static ObjectStore redeliveryStore(ObjectStore real) {
     return real;
+  }
+
+  /**
+   * A store whose writes land late, as a poller's whose invocation is still running when its
+   * partition has moved: the new owner writes the same offsets meanwhile.
+   */
+  private static ObjectStore slow(ObjectStore real, Duration delay) {
+    return new ObjectStore() {
+      @Override
+      public PutResult put(String key, byte[] body, String contentType, Deadline deadline)
+          throws io.kafkas3archiver.upload.UploadException {
+        pause(delay);
+        return real.put(key, body, contentType, deadline);
+      }
+
+      @Override
+      public PutResult putIfAbsent(
+          String key,
+          byte[] body,
+          String contentType,
+          Map<String, String> metadata,
+          Deadline deadline)
+          throws io.kafkas3archiver.upload.UploadException {
+        pause(delay);
+        return real.putIfAbsent(key, body, contentType, metadata, deadline);
+      }
+
+      @Override
+      public Optional<Map<String, String>> metadata(String key, Deadline deadline)
+          throws io.kafkas3archiver.upload.UploadException {
+        return real.metadata(key, deadline);
+      }
+    };
+  }
+
+  private static void pause(Duration d) {
+    try {
+      Thread.sleep(d);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 
   private static List<Invocation> lostResponses(EventSourceEmulator emulator) {
@@ -642,7 +689,9 @@ class KafkaEndToEndIT {
                 () -> {
                   try (var one =
                       new EventSourceEmulator(
-                              settings, handler(harness, KafkaEndToEndIT::redeliveryStore))
+                              settings,
+                              handler(
+                                  harness, s -> slow(redeliveryStore(s), Duration.ofMillis(150))))
                           .loseResponses(0.2, seed)
                           .onInvocation(firstInvocations::add)) {
                     long until = System.nanoTime() + RUN_TIMEOUT.toNanos();
