@@ -19,16 +19,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
@@ -54,10 +57,21 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *       the body is ignored, as the real mapping ignores it.
  *   <li>An emulator that stops without committing (a crash) leaves the group's offsets where they
  *       were: a new emulator with the same group id redelivers from there.
+ *   <li>{@link #splitBatchOnError} (the mapping's BisectBatchOnError): a failed batch is not
+ *       retried whole but halved, and each half is invoked (and halved again when it fails).
+ *   <li>{@link #loseResponses}: after the handler returned (so everything was written), the mapping
+ *       sees a failure anyway, as when the response is lost to a timeout. The batch comes again,
+ *       either as the same bytes or re-polled from its first offsets with other boundaries (a
+ *       random BatchSize for that one batch, and whatever has arrived meanwhile). Seeded; the seed
+ *       is printed.
+ *   <li>Several emulators with one group id are several pollers: Kafka moves partitions between
+ *       them mid-stream. A poller commits only partitions it still owns; a batch it delivered for a
+ *       partition it lost is redelivered by the new owner from the committed offset, with that
+ *       poller's partition mix.
  * </ul>
  *
- * Not thread-safe: one emulator is one poller, used from one thread, and the only member of its
- * group (a rebalance mid-batch is not handled). Every loop is bounded in time.
+ * Not thread-safe: one emulator is one poller, used from one thread; run several pollers from
+ * several threads. Every loop is bounded in time.
  */
 public final class EventSourceEmulator implements AutoCloseable {
   /** Where a group without committed offsets starts. */
@@ -298,6 +312,10 @@ public final class EventSourceEmulator implements AutoCloseable {
   private final Map<TopicPartition, Long> committed = new TreeMap<>(EventSourceEmulator::compare);
   private int batches;
   private Consumer<Invocation> listener = i -> {};
+  private boolean splitOnError;
+  private Random faults = new Random(0);
+  private double lostResponseRate;
+  private int nextBatchSize;
 
   public EventSourceEmulator(Settings settings, RequestStreamHandler handler) {
     this(settings, handler, () -> new LocalContext(settings.functionTimeout().toMillis()));
@@ -344,6 +362,29 @@ public final class EventSourceEmulator implements AutoCloseable {
   /** Called after every invocation (retries included), e.g. to print progress. */
   public EventSourceEmulator onInvocation(Consumer<Invocation> listener) {
     this.listener = Objects.requireNonNull(listener);
+    return this;
+  }
+
+  /** BisectBatchOnError: a failed batch is halved instead of retried whole, down to one record. */
+  public EventSourceEmulator splitBatchOnError(boolean on) {
+    this.splitOnError = on;
+    return this;
+  }
+
+  /**
+   * Loses the response of this share of the invocations that returned: the function wrote
+   * everything, the mapping counts a failure and redelivers. Seeded; the seed is printed so a
+   * failing run can be replayed.
+   */
+  public EventSourceEmulator loseResponses(double rate, long seed) {
+    if (rate < 0 || rate > 1) {
+      throw new IllegalArgumentException("the lost-response rate must be 0..1, not " + rate);
+    }
+    System.out.printf(
+        "EventSourceEmulator %s: losing %.0f%% of responses, seed=%d%n",
+        settings.groupId(), rate * 100, seed);
+    this.lostResponseRate = rate;
+    this.faults = new Random(seed);
     return this;
   }
 
@@ -398,6 +439,17 @@ public final class EventSourceEmulator implements AutoCloseable {
         return false;
       }
       pollOnce(Duration.ofMillis(200));
+      if (!reached(endOffsets)) {
+        // Other pollers of the group commit too; the broker's offsets are the truth.
+        consumer
+            .committed(endOffsets.keySet(), Duration.ofSeconds(10))
+            .forEach(
+                (tp, o) -> {
+                  if (o != null) {
+                    committed.put(tp, o.offset());
+                  }
+                });
+      }
     }
     return true;
   }
@@ -459,40 +511,90 @@ public final class EventSourceEmulator implements AutoCloseable {
       return null;
     }
     int number = ++batches;
+    // Where each partition of the batch must restart if not all of it went through.
+    Map<String, Long> next = new LinkedHashMap<>();
+    ranges(batch).forEach((tp, range) -> next.put(tp, range.first()));
+    Invocation[] last = new Invocation[1];
+    if (!deliverPart(number, batch, commit, next, last)) {
+      next.forEach((tp, offset) -> seek(parse(tp), offset));
+    }
+    return last[0];
+  }
+
+  /**
+   * Invokes the handler with one batch (or one half of a split batch) and commits what succeeded.
+   * Returns whether all of it went through; {@code next} follows what was committed.
+   */
+  private boolean deliverPart(
+      int number,
+      List<SerializedRecord> batch,
+      boolean commit,
+      Map<String, Long> next,
+      Invocation[] last) {
     Map<String, Range> ranges = ranges(batch);
     byte[] event = writer.event(batch);
-    Invocation last = null;
     for (int attempt = 1; attempt <= settings.maxRetryAttempts() + 1; attempt++) {
       if (attempt > 1) {
         sleep(backoff(attempt));
       }
       Outcome outcome = invoke(event, ranges);
-      last = new Invocation(number, attempt, ranges, event.length, outcome);
-      invocations.add(last);
-      listener.accept(last);
+      boolean lost = !(outcome instanceof Outcome.Failed) && lostResponseRate > 0 && lose();
+      if (lost) {
+        outcome = new Outcome.Failed("LostResponse: the function returned, the mapping timed out");
+      }
+      last[0] = new Invocation(number, attempt, ranges, event.length, outcome);
+      invocations.add(last[0]);
+      listener.accept(last[0]);
       switch (outcome) {
         case Outcome.Succeeded s -> {
           if (commit) {
             commit(ranges, Map.of());
           }
-          return last;
+          ranges.forEach((tp, range) -> next.put(tp, range.last() + 1));
+          return true;
         }
         case Outcome.PartiallyFailed p -> {
           if (commit) {
             commit(ranges, p.failedFrom());
           }
           // Only the failed partitions go back; their records come again in the next batch.
-          p.failedFrom().forEach((tp, offset) -> consumer.seek(parse(tp), offset));
-          return last;
+          ranges.forEach(
+              (tp, range) -> next.put(tp, p.failedFrom().getOrDefault(tp, range.last() + 1)));
+          return false;
         }
         case Outcome.Failed f -> {
-          // Retry the same bytes, as the mapping retries the batch it holds.
+          if (splitOnError && batch.size() > 1) {
+            // A prefix of the batch is a prefix of each of its partitions: both halves stay
+            // contiguous per partition.
+            int half = batch.size() / 2;
+            return deliverPart(number, batch.subList(0, half), commit, next, last)
+                && deliverPart(number, batch.subList(half, batch.size()), commit, next, last);
+          }
+          if (lost && nextBoundaryRandom()) {
+            // Redeliver from the first offsets, re-polled: other boundaries, maybe more records.
+            nextBatchSize = 1 + faults.nextInt(settings.batchSize());
+            return false;
+          }
+          // Otherwise retry the same bytes, as the mapping retries the batch it holds.
         }
       }
     }
-    // Out of attempts: commit nothing and redeliver the whole batch from its first offsets.
-    ranges.forEach((tp, range) -> consumer.seek(parse(tp), range.first()));
-    return last;
+    return false;
+  }
+
+  private synchronized boolean lose() {
+    return faults.nextDouble() < lostResponseRate;
+  }
+
+  private synchronized boolean nextBoundaryRandom() {
+    return faults.nextBoolean();
+  }
+
+  /** Seeks only a partition this poller still owns; a lost one restarts at its new owner. */
+  private void seek(TopicPartition tp, long offset) {
+    if (consumer.assignment().contains(tp)) {
+      consumer.seek(tp, offset);
+    }
   }
 
   /**
@@ -502,7 +604,12 @@ public final class EventSourceEmulator implements AutoCloseable {
    */
   private List<SerializedRecord> assemble(Duration maxWait) {
     List<SerializedRecord> batch = new ArrayList<>();
+    int batchSize = nextBatchSize > 0 ? nextBatchSize : settings.batchSize();
+    nextBatchSize = 0;
     Map<TopicPartition, Long> heldBack = new LinkedHashMap<>();
+    // A rebalance inside poll() may send a partition back to its committed offset: skip what the
+    // batch already holds, so each partition stays contiguous.
+    Map<TopicPartition, Long> lastTaken = new LinkedHashMap<>();
     Map<String, Boolean> seenPartitions = new LinkedHashMap<>();
     long bytes = writer.envelopeBytes();
     long firstDeadline = System.nanoTime() + maxWait.toNanos();
@@ -517,7 +624,7 @@ public final class EventSourceEmulator implements AutoCloseable {
       Duration timeout = Duration.ofNanos(Math.min(end - now, 100_000_000L));
       for (ConsumerRecord<byte[], byte[]> r : consumer.poll(timeout)) {
         TopicPartition tp = new TopicPartition(r.topic(), r.partition());
-        if (heldBack.containsKey(tp)) {
+        if (heldBack.containsKey(tp) || r.offset() <= lastTaken.getOrDefault(tp, -1L)) {
           continue;
         }
         SerializedRecord s = EsmEventWriter.serialize(r);
@@ -526,7 +633,7 @@ public final class EventSourceEmulator implements AutoCloseable {
         // A record larger than the cap on its own still goes alone, so a partition never stalls
         // here (the real mapping cannot invoke with it at all).
         boolean fits =
-            batch.size() < settings.batchSize()
+            batch.size() < batchSize
                 && (bytes + size <= settings.maxPayloadBytes() || batch.isEmpty());
         if (!fits) {
           heldBack.put(tp, r.offset());
@@ -537,14 +644,15 @@ public final class EventSourceEmulator implements AutoCloseable {
           windowEnd = System.nanoTime() + settings.batchingWindow().toNanos();
         }
         batch.add(s);
+        lastTaken.put(tp, r.offset());
         seenPartitions.put(s.topicPartition(), true);
         bytes += size;
       }
-      if (batch.size() >= settings.batchSize()) {
+      if (batch.size() >= batchSize) {
         full = true;
       }
     }
-    heldBack.forEach(consumer::seek);
+    heldBack.forEach(this::seek);
     return batch;
   }
 
@@ -604,9 +712,21 @@ public final class EventSourceEmulator implements AutoCloseable {
     ranges.forEach(
         (tp, range) -> {
           long next = failedFrom.getOrDefault(tp, range.last() + 1);
-          offsets.put(parse(tp), new OffsetAndMetadata(next));
+          TopicPartition partition = parse(tp);
+          // A partition moved to another poller is not committed here: its new owner redelivers.
+          if (consumer.assignment().contains(partition)) {
+            offsets.put(partition, new OffsetAndMetadata(next));
+          }
         });
-    consumer.commitSync(offsets, Duration.ofSeconds(30));
+    if (offsets.isEmpty()) {
+      return;
+    }
+    try {
+      consumer.commitSync(offsets, Duration.ofSeconds(30));
+    } catch (CommitFailedException | RebalanceInProgressException e) {
+      // The group moved on meanwhile: nothing is committed, the records come again.
+      return;
+    }
     offsets.forEach((tp, o) -> committed.merge(tp, o.offset(), Math::max));
   }
 

@@ -33,7 +33,9 @@ class KafkaLocalRunIT {
         .anyMatch(l -> l.matches("batch 1 attempt 1: 100 records, .* -> ok, committed"));
     assertThat(lines)
         .anyMatch(l -> l.matches("batch 2 attempt 1: 20 records, .* -> ok, committed"));
-    assertThat(lines).contains("wrote 2 object(s) to s3://local-archive/:");
+    // One object per topic-partition of each batch (the exactly-once design).
+    assertThat(lines)
+        .contains("wrote " + partitionsOfBatches(lines) + " object(s) to s3://local-archive/:");
     assertThat(lines)
         .anyMatch(l -> l.startsWith("  {\"topic\":\"vehicle-telemetry\",\"partition\":"));
   }
@@ -62,7 +64,7 @@ class KafkaLocalRunIT {
           .anyMatch(l -> l.matches("batch 1 attempt 1: 30 records, .* -> ok, committed"));
       assertThat(lines)
           .anyMatch(l -> l.startsWith("committed offsets of group attach-it: user-topic-0="));
-      assertThat(lines).contains("wrote 1 object(s) to s3://local-archive/:");
+      assertThat(lines).contains("wrote 2 object(s) to s3://local-archive/:");
     }
   }
 
@@ -73,5 +75,13 @@ class KafkaLocalRunIT {
                 KafkaLocalRun.run(new String[] {"--bootstrap-servers", "127.0.0.1:1"}, ENV, s3data))
         .hasMessageContaining("--bootstrap-servers needs --topic")
         .hasMessageContaining("usage: LocalRun --kafka");
+  }
+
+  /** The topic-partitions of each committed batch, summed: "t-0[0..9] t-1[0..19]" counts 2. */
+  private static long partitionsOfBatches(List<String> lines) {
+    return lines.stream()
+        .filter(l -> l.startsWith("batch ") && l.endsWith("-> ok, committed"))
+        .mapToLong(l -> java.util.regex.Pattern.compile("-\\d+\\[").matcher(l).results().count())
+        .sum();
   }
 }
