@@ -15,6 +15,7 @@ import io.kafkas3archiver.group.ObjectKeyTemplate;
 import io.kafkas3archiver.report.BatchOutcome;
 import io.kafkas3archiver.report.TopicOutcome;
 import io.kafkas3archiver.report.WrittenObject;
+import io.kafkas3archiver.table.BatchArchiver;
 import io.kafkas3archiver.upload.Deadline;
 import io.kafkas3archiver.upload.ErrorType;
 import io.kafkas3archiver.upload.ObjectStore;

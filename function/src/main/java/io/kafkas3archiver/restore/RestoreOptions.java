@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 /**
  * The restore command's settings, parsed and checked once. Every error names the flag, the bad
@@ -102,6 +103,14 @@ public record RestoreOptions(
 
   /** Parses {@code args}; {@link Optional#empty()} for {@code --help}. */
   public static Optional<RestoreOptions> parse(String... args) {
+    return parse(System::getenv, args);
+  }
+
+  /**
+   * Parses {@code args}, reading the environment only through {@code env} (the same seam the
+   * handler uses, so tests can pass their own).
+   */
+  public static Optional<RestoreOptions> parse(Function<String, String> env, String... args) {
     Map<String, List<String>> flags = new LinkedHashMap<>();
     Set<String> switches =
         Set.of(
@@ -260,7 +269,7 @@ public record RestoreOptions(
                 .orElse(5_000),
             one(flags, "--region"),
             one(flags, "--endpoint-url")
-                .or(() -> Optional.ofNullable(System.getenv("AWS_ENDPOINT_URL_S3"))),
+                .or(() -> Optional.ofNullable(env.apply("AWS_ENDPOINT_URL_S3"))),
             flags.containsKey("--path-style"),
             one(flags, "--progress-seconds")
                     .map(v -> number("--progress-seconds", v, 1, 3600))
