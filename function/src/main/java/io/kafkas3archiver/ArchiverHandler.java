@@ -13,6 +13,7 @@ import io.kafkas3archiver.preflight.PreflightReport;
 import io.kafkas3archiver.report.BatchOutcome;
 import io.kafkas3archiver.report.EmfMetrics;
 import io.kafkas3archiver.report.InvocationLog;
+import io.kafkas3archiver.table.BatchArchiver;
 import io.kafkas3archiver.table.TableWriterProvider;
 import io.kafkas3archiver.table.TableWriters;
 import io.kafkas3archiver.upload.CredentialsSource;

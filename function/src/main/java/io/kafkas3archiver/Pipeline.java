@@ -15,6 +15,7 @@ import io.kafkas3archiver.group.ObjectKeyTemplate;
 import io.kafkas3archiver.report.BatchOutcome;
 import io.kafkas3archiver.report.TopicOutcome;
 import io.kafkas3archiver.report.WrittenObject;
+import io.kafkas3archiver.table.BatchArchiver;
 import io.kafkas3archiver.upload.Deadline;
 import io.kafkas3archiver.upload.ErrorType;
 import io.kafkas3archiver.upload.ObjectStore;
@@ -141,11 +142,11 @@ public final class Pipeline implements BatchArchiver {
       Claim claim = new Claim(piece.start(), piece.last(), encoded.rejected().size(), segments);
       long storedLast;
       try {
-        WrittenObject data = putIfAbsent(encoded.data(), claim, deadline);
+        WrittenObject data = putIfAbsent(encoded.data(), claim, deadline, tally);
         if (data != null) {
           tally.objects.add(data);
           if (encoded.errors() != null) {
-            WrittenObject errors = putIfAbsent(encoded.errors(), claim, deadline);
+            WrittenObject errors = putIfAbsent(encoded.errors(), claim, deadline, tally);
             if (errors != null) {
               tally.objects.add(errors);
             }
@@ -165,7 +166,7 @@ public final class Pipeline implements BatchArchiver {
             // every record of the claim, so it can write that object, the same bytes, once.
             EncodedGroup again = encode(covered);
             if (again.errors() != null) {
-              WrittenObject errors = putIfAbsent(again.errors(), stored, deadline);
+              WrittenObject errors = putIfAbsent(again.errors(), stored, deadline, tally);
               if (errors != null) {
                 tally.objects.add(errors);
               }
@@ -241,7 +242,7 @@ public final class Pipeline implements BatchArchiver {
             List.of(),
             List.of());
     EncodedGroup encoded = encode(empty);
-    WrittenObject written = putIfAbsent(encoded.data(), claim, deadline);
+    WrittenObject written = putIfAbsent(encoded.data(), claim, deadline, tally);
     if (written != null) {
       tally.objects.add(written);
     }
@@ -296,6 +297,8 @@ public final class Pipeline implements BatchArchiver {
                 deadline);
         if (r.created()) {
           tally.objects.add(written(encoded.errors(), r)); // else: the same bytes, written before
+        } else {
+          tally.failedRetries += r.attempts() - 1;
         }
       }
     } catch (UploadException e) {
@@ -306,10 +309,15 @@ public final class Pipeline implements BatchArchiver {
   }
 
   /** The put's object, or null when the key existed and nothing was written. */
-  private WrittenObject putIfAbsent(PendingObject o, Claim claim, Deadline deadline)
-      throws UploadException {
+  private WrittenObject putIfAbsent(
+      PendingObject o, Claim claim, Deadline deadline, TopicTally tally) throws UploadException {
     var result =
         store.putIfAbsent(o.key(), o.body(), o.contentType(), claim.toMetadata(), deadline);
+    if (!result.created()) {
+      // Retries spent before meeting the key (often this put's own first write, its answer lost)
+      // are still retries: without this, uploadRetries reads 0 after a burst of lost answers.
+      tally.failedRetries += result.attempts() - 1;
+    }
     return result.created() ? written(o, result) : null;
   }
 

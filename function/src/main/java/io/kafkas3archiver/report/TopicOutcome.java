@@ -28,7 +28,11 @@ public record TopicOutcome(
     rejected = List.copyOf(rejected);
   }
 
-  /** Retries of the uploads that succeeded plus those of the ones that finally failed. */
+  /**
+   * Retries of the uploads that wrote an object, plus {@code failedUploadRetries}: those of the
+   * ones that finally failed and of the ones that met an existing key (412), such as their own
+   * first write whose answer was lost.
+   */
   public int uploadRetries() {
     return objects.stream().mapToInt(o -> o.attempts() - 1).sum() + failedUploadRetries;
   }

@@ -1,6 +1,5 @@
 package io.kafkas3archiver.restore;
 
-import io.kafkas3archiver.config.Setting;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
@@ -108,8 +107,8 @@ public record RestoreOptions(
   }
 
   /**
-   * As above; {@code env} supplies {@code AWS_ENDPOINT_URL_S3} when {@code --endpoint-url} is not
-   * given.
+   * Parses {@code args}, reading the environment only through {@code env} (the same seam the
+   * handler uses, so tests can pass their own).
    */
   public static Optional<RestoreOptions> parse(Function<String, String> env, String... args) {
     Map<String, List<String>> flags = new LinkedHashMap<>();
@@ -270,7 +269,7 @@ public record RestoreOptions(
                 .orElse(5_000),
             one(flags, "--region"),
             one(flags, "--endpoint-url")
-                .or(() -> Optional.ofNullable(env.apply(Setting.AWS_ENDPOINT_URL_S3.name()))),
+                .or(() -> Optional.ofNullable(env.apply("AWS_ENDPOINT_URL_S3"))),
             flags.containsKey("--path-style"),
             one(flags, "--progress-seconds")
                     .map(v -> number("--progress-seconds", v, 1, 3600))

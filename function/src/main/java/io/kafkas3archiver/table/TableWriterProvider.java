@@ -1,6 +1,5 @@
 package io.kafkas3archiver.table;
 
-import io.kafkas3archiver.BatchArchiver;
 import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.upload.CredentialsSource;
 import io.kafkas3archiver.upload.ObjectStore;

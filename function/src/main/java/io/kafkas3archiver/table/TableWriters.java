@@ -1,6 +1,5 @@
 package io.kafkas3archiver.table;
 
-import io.kafkas3archiver.BatchArchiver;
 import io.kafkas3archiver.config.ConfigException;
 import java.util.ServiceLoader;
 

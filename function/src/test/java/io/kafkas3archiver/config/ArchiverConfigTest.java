@@ -163,7 +163,7 @@ class ArchiverConfigTest {
     assertThatThrownBy(
             () ->
                 ArchiverConfig.fromEnv(env("KEY_TEMPLATE", "${KEY_PREFIX}/${OBJECT_NAME}/${DATE}")))
-        .hasMessageContaining("cannot give each batch its own key")
+        .hasMessageContaining("cannot give each object its own key")
         .hasMessageContaining("${JOB_ID}");
   }
 }

@@ -22,11 +22,8 @@ class ConfigurationDocsTest {
 
   /** Upper-case string literals in the sources that are not environment variables. */
   private static final Set<String> NOT_VARIABLES =
-      Set.of(
-          "CREATE_TIME",
-          // Kafka client property values of the restore command's MSK IAM settings.
-          "SASL_SSL",
-          "AWS_MSK_IAM");
+      // Kafka client settings of the restore tool (security.protocol, sasl.mechanism).
+      Set.of("CREATE_TIME", "SASL_SSL", "AWS_MSK_IAM");
 
   private static final Pattern UPPER_SNAKE_LITERAL =
       Pattern.compile("\"([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\"");

@@ -54,10 +54,14 @@ class LocalStackIT {
 
         run.invoke(Harness.event("msk-event.json"));
 
-        assertThat(run.store().keys()).hasSize(1);
-        String body =
-            new String(ObjectBodies.raw(s3, "archive-localstack", run.store().keys().get(0)));
-        assertThat(body.lines()).hasSize(4);
+        // One object per topic-partition (issue 12): partitions 0 and 1, 4 values between them.
+        assertThat(run.store().keys()).hasSize(2);
+        long lines =
+            run.store().keys().stream()
+                .mapToLong(
+                    k -> new String(ObjectBodies.raw(s3, "archive-localstack", k)).lines().count())
+                .sum();
+        assertThat(lines).isEqualTo(4);
       }
     }
   }

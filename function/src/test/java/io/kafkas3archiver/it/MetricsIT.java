@@ -61,6 +61,8 @@ class MetricsIT {
     try (StdoutCapture out = new StdoutCapture()) {
       Harness.against(server.endpoint().toString(), "metrics")
           .with("OUTPUT_FORMAT", "csv")
+          // A fresh prefix per run: since issue 12 a rerun of the same batch writes nothing.
+          .with("KEY_PREFIX", "metrics-" + System.nanoTime())
           .with("TITLE", "S3_Event_Archive_Prod")
           .with("LOG_LEVEL", logLevel)
           .handler()

@@ -1,6 +1,5 @@
 package io.kafkas3archiver.iceberg;
 
-import io.kafkas3archiver.BatchArchiver;
 import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.decode.Invocation.KafkaBatch;
 import io.kafkas3archiver.decode.KafkaRecord;
@@ -11,6 +10,7 @@ import io.kafkas3archiver.report.BatchOutcome;
 import io.kafkas3archiver.report.TableCommit;
 import io.kafkas3archiver.report.TopicOutcome;
 import io.kafkas3archiver.report.WrittenObject;
+import io.kafkas3archiver.table.BatchArchiver;
 import io.kafkas3archiver.upload.CredentialsSource;
 import io.kafkas3archiver.upload.Deadline;
 import io.kafkas3archiver.upload.ErrorType;

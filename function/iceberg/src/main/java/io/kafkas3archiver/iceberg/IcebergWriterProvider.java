@@ -1,6 +1,6 @@
 package io.kafkas3archiver.iceberg;
 
-import io.kafkas3archiver.BatchArchiver;
+import io.kafkas3archiver.table.BatchArchiver;
 import io.kafkas3archiver.table.TableWriterProvider;
 
 /** Registered in META-INF/services: how the handler finds the Iceberg writer in this artifact. */

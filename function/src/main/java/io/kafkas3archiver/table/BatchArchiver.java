@@ -1,0 +1,15 @@
+package io.kafkas3archiver.table;
+
+import io.kafkas3archiver.decode.Invocation.KafkaBatch;
+import io.kafkas3archiver.report.BatchOutcome;
+import io.kafkas3archiver.upload.Deadline;
+
+/**
+ * Archives one decoded batch and says what happened to every record. The pipeline puts objects; a
+ * table writer (the iceberg artifact) commits to a table. The handler holds one, chosen at init
+ * from {@code OUTPUT_FORMAT}. It lives here, downstream of the handler, so that table writers need
+ * nothing from the root package (no package cycle).
+ */
+public interface BatchArchiver {
+  BatchOutcome archive(KafkaBatch batch, Deadline deadline);
+}
