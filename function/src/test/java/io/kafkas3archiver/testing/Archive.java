@@ -155,9 +155,11 @@ public final class Archive {
    * lines say {@code offset}, csv says {@code kafka_offset}).
    */
   public static String position(JsonNode row) {
-    String topic = text(row, "topic", "kafka_topic");
-    String partition = text(row, "partition", "kafka_partition");
-    String offset = text(row, "offset", "kafka_offset");
+    // kafka_* first: a csv or parquet row also holds the value's own fields, which may be named
+    // offset or topic (and parquet types a value's numbers as decimals).
+    String topic = text(row, "kafka_topic", "topic");
+    String partition = text(row, "kafka_partition", "partition");
+    String offset = text(row, "kafka_offset", "offset");
     if (topic == null || partition == null || offset == null) {
       throw new IllegalArgumentException("row without Kafka metadata: " + row);
     }
@@ -166,7 +168,7 @@ public final class Archive {
 
   /** The offset of a metadata row or an error line ({@code offset} or {@code kafka_offset}). */
   public static Long offset(JsonNode row) {
-    String offset = text(row, "offset", "kafka_offset");
+    String offset = text(row, "kafka_offset", "offset");
     return offset == null ? null : Long.valueOf(offset);
   }
 
