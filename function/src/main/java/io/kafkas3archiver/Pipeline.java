@@ -10,6 +10,7 @@ import io.kafkas3archiver.encode.ErrorObjectEncoder;
 import io.kafkas3archiver.group.Grouper;
 import io.kafkas3archiver.group.ObjectGroup;
 import io.kafkas3archiver.group.ObjectKeyTemplate;
+import io.kafkas3archiver.group.RecordPartitioner;
 import io.kafkas3archiver.report.BatchOutcome;
 import io.kafkas3archiver.report.TopicOutcome;
 import io.kafkas3archiver.report.WrittenObject;
@@ -43,8 +44,21 @@ public final class Pipeline {
   public Pipeline(ArchiverConfig config, ObjectStore store, Clock clock) {
     this.config = config;
     this.keys = config.keyTemplate();
+    RecordPartitioner partitioner =
+        keys.recordFields().isEmpty() && config.timeField().isEmpty()
+            ? RecordPartitioner.NONE
+            : new RecordPartitioner(
+                keys.recordFields(), config.timeField().orElse(null), keys.maxValueBytes());
+    // The guard defers through batch item failures, so it is only on where the configuration
+    // made sure they are reported: when records choose their folders (ArchiverConfig).
     this.grouper =
-        new Grouper(config.partitionTime(), config.timeZone(), keys.onePartitionPerObject(), clock);
+        new Grouper(
+            config.partitionTime(),
+            config.timeZone(),
+            keys.onePartitionPerObject(),
+            clock,
+            partitioner,
+            partitioner.readsRecords() ? config.maxFoldersPerPartition() : Grouper.UNLIMITED);
     this.encoder =
         Encoder.forFormat(config.format(), config.compression(), config.includeKafkaMetadata());
     if (!config.format().compressesItself()) {
@@ -63,7 +77,14 @@ public final class Pipeline {
     // they would be written again, under another key, on redelivery.
     Map<String, Long> unwrittenFrom = new HashMap<>();
     Map<String, UploadException> unwrittenBecause = new HashMap<>();
-    for (ObjectGroup group : grouper.group(guarded)) {
+    Grouper.Grouping grouping = grouper.grouping(guarded);
+    grouping
+        .deferredByTopic()
+        .forEach((topic, n) -> tallies.computeIfAbsent(topic, TopicTally::new).deferred(n));
+    grouping
+        .timeFallbacksByTopic()
+        .forEach((topic, n) -> tallies.computeIfAbsent(topic, TopicTally::new).timeFallbacks += n);
+    for (ObjectGroup group : grouping.groups()) {
       TopicTally tally = tallies.computeIfAbsent(group.topic(), TopicTally::new);
       tally.add(group);
       UploadException blocked =
@@ -100,7 +121,10 @@ public final class Pipeline {
       tally.tombstones += encoded.result().tombstonesSkipped();
       tally.errored += encoded.rejectedCount();
     }
-    return new BatchOutcome(tallies.values().stream().map(TopicTally::outcome).toList(), failures);
+    return new BatchOutcome(
+        tallies.values().stream().map(TopicTally::outcome).toList(),
+        failures,
+        grouping.deferredFrom());
   }
 
   /** Per-topic counts while a batch is archived. */
@@ -112,11 +136,18 @@ public final class Pipeline {
     private int tombstones;
     private int failed;
     private int failedRetries;
+    private int deferred;
+    private int timeFallbacks;
     private long earliest = Long.MAX_VALUE;
     private final List<WrittenObject> objects = new ArrayList<>();
 
     TopicTally(String topic) {
       this.topic = topic;
+    }
+
+    void deferred(int n) {
+      in += n;
+      deferred += n;
     }
 
     void add(ObjectGroup group) {
@@ -138,7 +169,9 @@ public final class Pipeline {
           failed,
           earliest == Long.MAX_VALUE ? -1 : earliest,
           objects,
-          failedRetries);
+          failedRetries,
+          deferred,
+          timeFallbacks);
     }
   }
 

@@ -11,18 +11,30 @@ import java.util.UUID;
 
 /**
  * The records that go into one object: one topic (and one partition when the key template names
- * {@code ${PARTITION}}), one time folder. {@code rejected} are records of the same group that could
- * not be decoded; they go to the group's error object.
+ * {@code ${PARTITION}} or a record variable), one time folder, and one set of {@code folderValues}:
+ * the rendered values of the template's record variables, in template order (empty without them).
+ * {@code rejected} are records of the same group that could not be decoded; they go to the group's
+ * error object.
  */
 public record ObjectGroup(
     String topic,
     ZonedDateTime folderTime,
     List<KafkaRecord> records,
-    List<RejectedRecord> rejected) {
+    List<RejectedRecord> rejected,
+    List<String> folderValues) {
 
   public ObjectGroup {
     records = List.copyOf(records);
     rejected = List.copyOf(rejected);
+    folderValues = List.copyOf(folderValues);
+  }
+
+  public ObjectGroup(
+      String topic,
+      ZonedDateTime folderTime,
+      List<KafkaRecord> records,
+      List<RejectedRecord> rejected) {
+    this(topic, folderTime, records, rejected, List.of());
   }
 
   /** Offset range per partition over every record of the group, decoded or not. */

@@ -8,13 +8,29 @@ import java.util.function.ToIntFunction;
 
 /**
  * What happened to one batch, per topic. Every record in is accounted for: {@code recordsIn =
- * recordsWritten + recordsErrored + tombstonesSkipped + recordsFailed}.
+ * recordsWritten + recordsErrored + tombstonesSkipped + recordsFailed + recordsDeferred}. {@code
+ * deferredFrom} holds, per topic-partition, the first offset the fan-out guard held back; those are
+ * reported as batch item failures, but are not failures: {@link #succeeded()} ignores them.
  */
-public record BatchOutcome(List<TopicOutcome> topics, List<Failure> failures) {
+public record BatchOutcome(
+    List<TopicOutcome> topics, List<Failure> failures, Map<String, Long> deferredFrom) {
 
   public BatchOutcome {
     topics = List.copyOf(topics);
     failures = List.copyOf(failures);
+    deferredFrom = Map.copyOf(deferredFrom);
+  }
+
+  public BatchOutcome(List<TopicOutcome> topics, List<Failure> failures) {
+    this(topics, failures, Map.of());
+  }
+
+  public int recordsDeferred() {
+    return sum(TopicOutcome::recordsDeferred);
+  }
+
+  public int timeFallbacks() {
+    return sum(TopicOutcome::timeFallbacks);
   }
 
   public boolean succeeded() {
@@ -58,9 +74,12 @@ public record BatchOutcome(List<TopicOutcome> topics, List<Failure> failures) {
         .orElse(-1);
   }
 
-  /** For each topic-partition that has unwritten records, its first unwritten offset. */
+  /**
+   * For each topic-partition that has unwritten records (failed or deferred), its first unwritten
+   * offset: what the batch item failures report.
+   */
   public Map<String, Long> firstUnwrittenOffsets() {
-    Map<String, Long> offsets = new TreeMap<>();
+    Map<String, Long> offsets = new TreeMap<>(deferredFrom);
     for (Failure f : failures) {
       f.firstOffsets().forEach((tp, offset) -> offsets.merge(tp, offset, Math::min));
     }
