@@ -20,7 +20,7 @@ import java.util.Map;
  * array at the end of a path yields its compact JSON text; a JSON null, a missing field, a path
  * through a non-object, a value that is not a JSON object, or malformed JSON yields null.
  */
-final class ValueExtractor {
+public final class ValueExtractor {
   private static final JsonFactory FACTORY =
       JsonFactory.builder()
           // The same depth bound the encoders live with; deeper values are not partitioned on.
@@ -40,7 +40,7 @@ final class ValueExtractor {
   private final Node root = new Node();
   private final int count;
 
-  ValueExtractor(List<List<String>> paths) {
+  public ValueExtractor(List<List<String>> paths) {
     this.count = paths.size();
     for (int i = 0; i < paths.size(); i++) {
       Node node = root;
@@ -58,7 +58,7 @@ final class ValueExtractor {
   }
 
   /** The text at each path, in the order the paths were given; null where there is none. */
-  String[] extract(byte[] value) {
+  public String[] extract(byte[] value) {
     String[] found = new String[count];
     if (value == null || count == 0) {
       return found;

@@ -95,6 +95,7 @@ public record ArchiverSettings(
     String glueDatabaseName,
     String athenaTableName,
     List<String> athenaColumns,
+    Map<String, List<String>> athenaPartitionValues,
     List<String> droppedSecrets) {
 
   /** Where the records come from. */
@@ -182,7 +183,8 @@ public record ArchiverSettings(
           "athena",
           "glueDatabaseName",
           "athenaTableName",
-          "athenaColumns");
+          "athenaColumns",
+          "athenaPartitionValues");
 
   private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
   private static final Pattern GROUP_ID = Pattern.compile("[a-zA-Z0-9\\-/*:_+=.@]{1,200}");
@@ -270,6 +272,22 @@ public record ArchiverSettings(
       }
     }
     athenaColumns = List.copyOf(athenaColumns);
+    athenaPartitionValues.forEach(
+        (column, values) ->
+            values.forEach(
+                v -> {
+                  // The function escapes anything else as %XX; an enum must list the key's form.
+                  if (!v.matches("[A-Za-z0-9._-]+")) {
+                    throw new IllegalArgumentException(
+                        "athenaPartitionValues: the value '"
+                            + v
+                            + "' of "
+                            + column
+                            + " holds characters the key escapes; list values of letters, digits"
+                            + " and . _ - only, or leave the column injected");
+                  }
+                }));
+    athenaPartitionValues = Map.copyOf(athenaPartitionValues);
     droppedSecrets = List.copyOf(droppedSecrets);
     bootstrapServers = List.copyOf(bootstrapServers);
     subnetIds = List.copyOf(subnetIds);
@@ -421,7 +439,32 @@ public record ArchiverSettings(
         r.string("glueDatabaseName", sqlName(title)),
         r.string("athenaTableName", sqlName(inputTopic)),
         r.list("athenaColumns"),
+        partitionValues(get.apply("athenaPartitionValues")),
         dropped);
+  }
+
+  /**
+   * {@code region=eu-west-1|us-east-1;tenant=acme|globex}: the values of record-variable columns
+   * that Athena projects as {@code enum} instead of {@code injected}.
+   */
+  static Map<String, List<String>> partitionValues(Optional<String> raw) {
+    Map<String, List<String>> values = new LinkedHashMap<>();
+    if (raw.isEmpty()) {
+      return values;
+    }
+    for (String entry : raw.get().split(";")) {
+      int eq = entry.indexOf('=');
+      if (eq <= 0 || eq == entry.length() - 1) {
+        throw new IllegalArgumentException(
+            "athenaPartitionValues entry '"
+                + entry
+                + "' is not column=value|value (e.g. region=eu-west-1|us-east-1)");
+      }
+      values.put(
+          entry.substring(0, eq).trim(),
+          Arrays.stream(entry.substring(eq + 1).split("\\|")).map(String::trim).toList());
+    }
+    return values;
   }
 
   /** Glue names: lower case letters, digits and underscores. */
