@@ -3,6 +3,7 @@ package io.kafkas3archiver.config;
 import io.kafkas3archiver.encode.Compression;
 import io.kafkas3archiver.encode.Format;
 import io.kafkas3archiver.group.ObjectKeyTemplate;
+import io.kafkas3archiver.group.TimeField;
 import java.net.URI;
 import java.time.DateTimeException;
 import java.time.ZoneId;
@@ -35,7 +36,14 @@ public record ArchiverConfig(
     Optional<URI> endpoint,
     boolean forcePathStyle,
     boolean reportBatchItemFailures,
-    LogLevel logLevel) {
+    LogLevel logLevel,
+    Optional<TimeField> timeField,
+    int maxFoldersPerPartition) {
+
+  /** The fan-out guard's default: folders one topic-partition may open per batch (DESIGN §8). */
+  public static final int DEFAULT_MAX_FOLDERS_PER_PARTITION = 100;
+
+  public static final int MAX_MAX_FOLDERS_PER_PARTITION = 10_000;
 
   private static final Pattern BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
   private static final Pattern IP_ADDRESS = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
@@ -88,7 +96,12 @@ public record ArchiverConfig(
             format,
             compression);
     PartitionTime partitionTime =
-        env.choice("PARTITION_TIME", PartitionTime.class, PartitionTime.BATCH);
+        env.choice(
+            "PARTITION_TIME",
+            PartitionTime.class,
+            // With record variables, batch cannot be exactly-once (see below): record is the
+            // default that keeps each record's folder a function of the record alone.
+            template.recordFields().isEmpty() ? PartitionTime.BATCH : PartitionTime.RECORD);
     ZoneId zone = zone(env.orDefault("TIME_ZONE", "UTC"));
     boolean metadata = env.bool("INCLUDE_KAFKA_METADATA", false);
 
@@ -118,6 +131,63 @@ public record ArchiverConfig(
     boolean reportItemFailures = env.bool("REPORT_BATCH_ITEM_FAILURES", false);
     LogLevel logLevel = env.choice("LOG_LEVEL", LogLevel.class, LogLevel.INFO);
 
+    Optional<TimeField> timeField = Optional.empty();
+    if (partitionTime == PartitionTime.FIELD) {
+      String field =
+          env.required(
+              "TIME_FIELD",
+              "PARTITION_TIME=field takes the time folders from this dotted path into the value,"
+                  + " e.g. eventTime or meta.createdAt");
+      timeField = Optional.of(TimeField.of(field, env.orDefault("TIME_FORMAT", "iso8601"), zone));
+    } else {
+      for (String name : new String[] {"TIME_FIELD", "TIME_FORMAT"}) {
+        env.optional(name)
+            .ifPresent(
+                v -> {
+                  throw new ConfigException(
+                      name
+                          + "='"
+                          + v
+                          + "' is set but PARTITION_TIME is '"
+                          + partitionTime.configName()
+                          + "'; set PARTITION_TIME=field to take the time folders from the"
+                          + " value, or remove "
+                          + name);
+                });
+      }
+    }
+    int maxFolders =
+        env.integer(
+            "MAX_FOLDERS_PER_PARTITION",
+            DEFAULT_MAX_FOLDERS_PER_PARTITION,
+            1,
+            MAX_MAX_FOLDERS_PER_PARTITION);
+    if (!template.recordFields().isEmpty() && partitionTime == PartitionTime.BATCH) {
+      // Exactly-once names an object from its folder's first offset at the restart point. Under
+      // batch the time folder is that of the partition's first record, which may sit in another
+      // value folder, so no stored claim could say where a restart will name its object.
+      throw new ConfigException(
+          "PARTITION_TIME='batch' cannot be used with KEY_TEMPLATE='"
+              + template.source()
+              + "', which partitions by record content: a redelivery's time folder would depend"
+              + " on where it starts, so its objects could not be named exactly once; legal"
+              + " values with record variables: record (the default, each record's Kafka"
+              + " timestamp) or field (with TIME_FIELD)");
+    }
+    boolean readsRecords =
+        !template.recordFields().isEmpty() || partitionTime == PartitionTime.FIELD;
+    if (readsRecords && !reportItemFailures) {
+      throw new ConfigException(
+          (template.recordFields().isEmpty()
+                  ? "PARTITION_TIME='field'"
+                  : "KEY_TEMPLATE='" + template.source() + "'")
+              + " partitions by record content, so one batch can fan out into many folders;"
+              + " the fan-out guard then defers the rest of a partition by reporting batch item"
+              + " failures, which needs REPORT_BATCH_ITEM_FAILURES=true (and"
+              + " FunctionResponseTypes: [ReportBatchItemFailures] on the event source mapping);"
+              + " legal values: REPORT_BATCH_ITEM_FAILURES=true");
+    }
+
     return new ArchiverConfig(
         bucket,
         region,
@@ -138,7 +208,9 @@ public record ArchiverConfig(
         endpoint,
         pathStyle,
         reportItemFailures,
-        logLevel);
+        logLevel,
+        timeField,
+        maxFolders);
   }
 
   /** S3's bucket naming rules for general purpose buckets. */

@@ -41,6 +41,22 @@ record Env(Function<String, String> source) {
         .orElse(fallback);
   }
 
+  int integer(String name, int fallback, int min, int max) {
+    Optional<String> raw = optional(name);
+    if (raw.isEmpty()) {
+      return fallback;
+    }
+    try {
+      int v = Integer.parseInt(raw.get());
+      if (v >= min && v <= max) {
+        return v;
+      }
+    } catch (NumberFormatException e) {
+      // falls through to the message below
+    }
+    throw invalid(name, raw.get(), "an integer from " + min + " to " + max);
+  }
+
   /** Parses an enum whose constants carry a lower-case configuration name. */
   <E extends Enum<E> & ConfigChoice> E choice(String name, Class<E> type, E fallback) {
     Optional<String> raw = optional(name);

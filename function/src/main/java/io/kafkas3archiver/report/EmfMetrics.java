@@ -56,13 +56,38 @@ public final class EmfMetrics {
     }
   }
 
+  /**
+   * Records whose time field was missing or unreadable, placed by their Kafka timestamp instead
+   * (DESIGN §8). Sent only under {@code PARTITION_TIME=field}; not in {@link Metric}, whose set the
+   * stack's alarms and dashboard mirror for every configuration.
+   */
+  public static final String TIME_FALLBACKS = "TimeFallbacks";
+
+  /**
+   * Records the fan-out guard held back for redelivery. Sent only when records choose their folders
+   * (a record variable in KEY_TEMPLATE, or {@code PARTITION_TIME=field}).
+   */
+  public static final String RECORDS_DEFERRED = "RecordsDeferred";
+
   private static final JsonFactory FACTORY = new JsonFactory();
   private final PrintStream out;
   private final String title;
+  private final boolean timeField;
+  private final boolean partitioned;
 
   public EmfMetrics(PrintStream out, String title) {
+    this(out, title, false, false);
+  }
+
+  /**
+   * {@code timeField}: add TimeFallbacks; {@code partitioned}: add RecordsDeferred. Each is sent in
+   * every document once configured, zeros included, so its alarm never sees missing data.
+   */
+  public EmfMetrics(PrintStream out, String title, boolean timeField, boolean partitioned) {
     this.out = out;
     this.title = title;
+    this.timeField = timeField;
+    this.partitioned = partitioned;
   }
 
   /** Writes one document per topic of the batch. */
@@ -72,6 +97,15 @@ public final class EmfMetrics {
           outcome.commits().stream().filter(c -> c.topics().contains(t.topic())).toList();
       out.println(document(t, commits, nowMillis));
     }
+  }
+
+  private List<String> extras() {
+    if (timeField && partitioned) {
+      return List.of(TIME_FALLBACKS, RECORDS_DEFERRED);
+    }
+    return timeField
+        ? List.of(TIME_FALLBACKS)
+        : partitioned ? List.of(RECORDS_DEFERRED) : List.of();
   }
 
   private String document(TopicOutcome t, List<TableCommit> commits, long nowMillis) {
@@ -106,6 +140,12 @@ public final class EmfMetrics {
         g.writeStartObject();
         g.writeStringField("Name", m.metricName());
         g.writeStringField("Unit", m.unit());
+        g.writeEndObject();
+      }
+      for (String extra : extras()) {
+        g.writeStartObject();
+        g.writeStringField("Name", extra);
+        g.writeStringField("Unit", "Count");
         g.writeEndObject();
       }
       g.writeEndArray();
@@ -147,6 +187,12 @@ public final class EmfMetrics {
         g.writeNumberField(
             Metric.RECORDS_ALREADY_COMMITTED.metricName(),
             commits.stream().mapToInt(TableCommit::recordsAlreadyCommitted).sum());
+      }
+      if (timeField) {
+        g.writeNumberField(TIME_FALLBACKS, t.timeFallbacks());
+      }
+      if (partitioned) {
+        g.writeNumberField(RECORDS_DEFERRED, t.recordsDeferred());
       }
       g.writeEndObject();
     } catch (IOException e) {

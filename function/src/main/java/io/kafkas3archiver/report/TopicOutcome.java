@@ -4,9 +4,12 @@ import java.util.List;
 
 /**
  * What happened to one topic's records in a batch: {@code recordsIn = recordsWritten +
- * recordsErrored + tombstonesSkipped + recordsFailed + recordsAlreadyArchived}. Failed records are
- * in groups whose objects were not written; they will be redelivered. Already archived records were
- * found in objects an earlier delivery of the same offsets wrote, so nothing was written.
+ * recordsErrored + tombstonesSkipped + recordsFailed + recordsAlreadyArchived + recordsDeferred}.
+ * Failed records are in groups whose objects were not written; deferred ones were held back by the
+ * fan-out guard. Both will be redelivered. Already archived records were found in objects an
+ * earlier delivery of the same offsets wrote, so nothing was written. {@code timeFallbacks} counts
+ * records placed by their Kafka timestamp because their time field was missing or unreadable
+ * ({@code PARTITION_TIME=field}).
  */
 public record TopicOutcome(
     String topic,
@@ -18,10 +21,38 @@ public record TopicOutcome(
     int recordsAlreadyArchived,
     long earliestTimestamp,
     List<WrittenObject> objects,
-    int failedUploadRetries) {
+    int failedUploadRetries,
+    int recordsDeferred,
+    int timeFallbacks) {
 
   public TopicOutcome {
     objects = List.copyOf(objects);
+  }
+
+  public TopicOutcome(
+      String topic,
+      int recordsIn,
+      int recordsWritten,
+      int recordsErrored,
+      int tombstonesSkipped,
+      int recordsFailed,
+      int recordsAlreadyArchived,
+      long earliestTimestamp,
+      List<WrittenObject> objects,
+      int failedUploadRetries) {
+    this(
+        topic,
+        recordsIn,
+        recordsWritten,
+        recordsErrored,
+        tombstonesSkipped,
+        recordsFailed,
+        recordsAlreadyArchived,
+        earliestTimestamp,
+        objects,
+        failedUploadRetries,
+        0,
+        0);
   }
 
   /** Retries of the uploads that succeeded plus those of the ones that finally failed. */

@@ -64,7 +64,7 @@ public final class ArchiveReader {
       return switch (object.format()) {
         case JSON, NDJSON -> JsonRows.read(body, topic, false, ordinal);
         case CSV -> CsvRows.read(body, topic, ordinal);
-        case PARQUET -> ParquetRows.read(body, topic, ordinal);
+        case PARQUET, ICEBERG -> ParquetRows.read(body, topic, ordinal); // a table's data files
       };
     } catch (IOException | RuntimeException e) {
       throw new IOException(

@@ -105,7 +105,8 @@ class ArchiverConfigTest {
   @Test
   void shouldRejectAnUnknownPartitionTime() {
     assertThatThrownBy(() -> ArchiverConfig.fromEnv(env("PARTITION_TIME", "daily")))
-        .hasMessage("PARTITION_TIME='daily' is not valid; legal values: batch, record, ingest");
+        .hasMessage(
+            "PARTITION_TIME='daily' is not valid; legal values: batch, record, ingest, field");
   }
 
   @Test
@@ -162,7 +163,7 @@ class ArchiverConfigTest {
     assertThatThrownBy(
             () ->
                 ArchiverConfig.fromEnv(env("KEY_TEMPLATE", "${KEY_PREFIX}/${OBJECT_NAME}/${DATE}")))
-        .hasMessageContaining("cannot give each batch its own key")
+        .hasMessageContaining("cannot give each object its own key")
         .hasMessageContaining("${JOB_ID}");
   }
 }

@@ -99,6 +99,7 @@ public record ArchiverSettings(
     String glueDatabaseName,
     String athenaTableName,
     List<String> athenaColumns,
+    Map<String, List<String>> athenaPartitionValues,
     List<String> droppedSecrets) {
 
   /** Where the records come from. */
@@ -214,7 +215,12 @@ public record ArchiverSettings(
           "athena",
           "glueDatabaseName",
           "athenaTableName",
-          "athenaColumns");
+          "athenaColumns",
+          "athenaPartitionValues");
+
+  /** {@code ${value.…}}, {@code ${key}}, {@code ${header.…}}: the function's record variables. */
+  private static final Pattern RECORD_VARIABLE =
+      Pattern.compile("\\$\\{(value(\\.[^}]*)?|key|header\\.[^}]*)}");
 
   private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
   private static final Pattern GROUP_ID = Pattern.compile("[a-zA-Z0-9\\-/*:_+=.@]{1,200}");
@@ -318,14 +324,17 @@ public record ArchiverSettings(
               + " with transitionStorageClass=STANDARD_IA: S3 requires at least 30 days before"
               + " STANDARD_IA; use 30 or more, or INTELLIGENT_TIERING / GLACIER_IR");
     }
-    // The Glue table's partition projection describes the default year=/month=/day=/hour=
-    // layout only.
-    if (athena && keyTemplate.isPresent()) {
+    // The Glue table's partition projection follows keyTemplate (AthenaTable), which refuses at
+    // synth a layout projection cannot describe.
+    if (keyTemplate.isPresent()
+        && RECORD_VARIABLE.matcher(keyTemplate.get()).find()
+        && partitionTime.equals("batch")) {
       throw new IllegalArgumentException(
-          "athena=true needs the default key layout (no keyTemplate): the table's partition"
-              + " projection cannot describe keyTemplate='"
+          "partitionTime=batch cannot be used with keyTemplate='"
               + keyTemplate.get()
-              + "'");
+              + "', which partitions by record content: a redelivery's time folder would depend"
+              + " on where it starts, so the function refuses it at cold start; legal values with"
+              + " record variables: record (the default for such a template)");
     }
     if (onFailure == OnFailure.S3 && onFailureBucketArn.isEmpty()) {
       throw new IllegalArgumentException("onFailureBucketArn is required when onFailure=s3");
@@ -363,6 +372,22 @@ public record ArchiverSettings(
       }
     }
     athenaColumns = List.copyOf(athenaColumns);
+    athenaPartitionValues.forEach(
+        (column, values) ->
+            values.forEach(
+                v -> {
+                  // The function escapes anything else as %XX; an enum must list the key's form.
+                  if (!v.matches("[A-Za-z0-9._-]+")) {
+                    throw new IllegalArgumentException(
+                        "athenaPartitionValues: the value '"
+                            + v
+                            + "' of "
+                            + column
+                            + " holds characters the key escapes; list values of letters, digits"
+                            + " and . _ - only, or leave the column injected");
+                  }
+                }));
+    athenaPartitionValues = Map.copyOf(athenaPartitionValues);
     droppedSecrets = List.copyOf(droppedSecrets);
     bootstrapServers = List.copyOf(bootstrapServers);
     subnetIds = List.copyOf(subnetIds);
@@ -455,7 +480,14 @@ public record ArchiverSettings(
         r.choice("compression", "none", "none", "gzip", "snappy", "zstd"),
         r.string("keyPrefix", "condense").replaceAll("/+$", ""),
         get.apply("keyTemplate"),
-        r.choice("partitionTime", "batch", "batch", "record", "ingest"),
+        r.choice(
+            "partitionTime",
+            get.apply("keyTemplate").filter(t -> RECORD_VARIABLE.matcher(t).find()).isPresent()
+                ? "record"
+                : "batch",
+            "batch",
+            "record",
+            "ingest"),
         r.string("timeZone", "UTC"),
         r.bool("includeKafkaMetadata", false),
         r.choice("logLevel", "INFO", "DEBUG", "INFO", "WARN", "ERROR"),
@@ -533,7 +565,32 @@ public record ArchiverSettings(
         r.string("glueDatabaseName", sqlName(title)),
         r.string("athenaTableName", sqlName(inputTopic)),
         r.list("athenaColumns"),
+        partitionValues(get.apply("athenaPartitionValues")),
         dropped);
+  }
+
+  /**
+   * {@code region=eu-west-1|us-east-1;tenant=acme|globex}: the values of record-variable columns
+   * that Athena projects as {@code enum} instead of {@code injected}.
+   */
+  static Map<String, List<String>> partitionValues(Optional<String> raw) {
+    Map<String, List<String>> values = new LinkedHashMap<>();
+    if (raw.isEmpty()) {
+      return values;
+    }
+    for (String entry : raw.get().split(";")) {
+      int eq = entry.indexOf('=');
+      if (eq <= 0 || eq == entry.length() - 1) {
+        throw new IllegalArgumentException(
+            "athenaPartitionValues entry '"
+                + entry
+                + "' is not column=value|value (e.g. region=eu-west-1|us-east-1)");
+      }
+      values.put(
+          entry.substring(0, eq).trim(),
+          Arrays.stream(entry.substring(eq + 1).split("\\|")).map(String::trim).toList());
+    }
+    return values;
   }
 
   /**
