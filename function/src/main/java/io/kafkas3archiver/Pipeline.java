@@ -262,7 +262,9 @@ public final class Pipeline implements BatchArchiver {
             claim.first(),
             pointer.get().folder(),
             List.of(),
-            List.of());
+            List.of(),
+            // The claim met is this group's key, so its record-variable values are the group's.
+            group.folderValues());
     EncodedGroup encoded = encode(empty);
     WrittenObject written = putIfAbsent(encoded.data(), claim, deadline);
     if (written != null) {
