@@ -113,6 +113,19 @@ class ArchiverSettingsTest {
   }
 
   @Test
+  void shouldDefaultToRecordTimeForARecordVariableAndRefuseBatch() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("keyTemplate", "${KEY_PREFIX}/${OBJECT_NAME}/r=${value.region}/hour=${HOUR}/${JOB_ID}");
+    assertThat(ArchiverSettings.from(c).partitionTime()).isEqualTo("record");
+    assertThat(ArchiverSettings.from(Fixtures.mskDefaults()).partitionTime()).isEqualTo("batch");
+
+    c.put("partitionTime", "batch");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessageContaining("partitionTime=batch cannot be used with keyTemplate=")
+        .hasMessageContaining("legal values with record variables: record");
+  }
+
+  @Test
   void shouldRequireTheScramSecretForSelfManagedKafka() {
     Map<String, Object> c = new LinkedHashMap<>(Fixtures.selfManaged());
     c.remove("saslScramSecretArn");
