@@ -57,7 +57,8 @@ class ShadedJarPreflightIT {
 
       var report = new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8));
       assertThat(report.path("ok").asBoolean()).as(report.toString()).isTrue();
-      assertThat(report.path("steps")).hasSize(5);
+      // credentials, bucket, region, probeWrite, conditionalWrite (If-None-Match), probeDelete
+      assertThat(report.path("steps")).hasSize(6);
     }
   }
 
