@@ -284,6 +284,7 @@ class CredentialsIT {
             "bucket=PASS",
             "region=PASS",
             "probeWrite=PASS",
+            "conditionalWrite=PASS",
             "probeDelete=PASS");
     assertThat(report.path("credentials").asText()).contains(arn);
     JsonNode layout = report.path("keyLayout");
