@@ -23,7 +23,18 @@ import org.junit.jupiter.api.Test;
  * that went in, each offset once, after a redelivery.
  */
 class IndependentReadersIT {
-  static final Path PYTHON = Path.of("../.venv/bin/python");
+  /** The checkout's .venv (setup-tools), found from the module folder upwards. */
+  static final Path PYTHON = checkoutPath(".venv/bin/python");
+
+  private static Path checkoutPath(String relative) {
+    for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+      if (Files.isDirectory(dir.resolve(".ci"))) {
+        return dir.resolve(relative);
+      }
+    }
+    return Path.of(relative);
+  }
+
   static final Path SCRIPT = Path.of("src/test/python/read_table.py");
 
   static IcebergHarness h;
