@@ -3,6 +3,8 @@ package io.kafkas3archiver.restore;
 import io.kafkas3archiver.decode.Header;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -158,6 +160,16 @@ final class ParquetRows {
       }
       case DOUBLE -> new TabularValue.Cell(name, Double.toString(g.getDouble(c, 0)), true);
       case FLOAT -> new TabularValue.Cell(name, Float.toString(g.getFloat(c, 0)), true);
+      case FIXED_LEN_BYTE_ARRAY, BINARY -> {
+        // The archiver types every JSON number DECIMAL(38,9): back to the shortest plain text
+        // ("19.400000000" -> "19.4"); other binary columns are UTF-8 text.
+        if (logical instanceof LogicalTypeAnnotation.DecimalLogicalTypeAnnotation d) {
+          BigDecimal v = new BigDecimal(new BigInteger(g.getBinary(c, 0).getBytes()), d.getScale());
+          v = v.signum() == 0 ? BigDecimal.ZERO : v.stripTrailingZeros();
+          yield new TabularValue.Cell(name, v.toPlainString(), true);
+        }
+        yield new TabularValue.Cell(name, g.getString(c, 0), false);
+      }
       default -> new TabularValue.Cell(name, g.getString(c, 0), false);
     };
   }
