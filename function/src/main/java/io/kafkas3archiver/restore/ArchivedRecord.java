@@ -25,6 +25,15 @@ public record ArchivedRecord(
     headers = List.copyOf(headers);
   }
 
+  /**
+   * A row of a values-only archive: the value alone, at a synthetic offset (its position in the
+   * archive), with no partition, time, key or headers.
+   */
+  static ArchivedRecord valueOnly(long ordinal, int row, byte[] value) {
+    return new ArchivedRecord(
+        NO_PARTITION, JsonRows.syntheticOffset(ordinal, row), -1, null, value, List.of(), false);
+  }
+
   public boolean isTombstone() {
     return value == null;
   }

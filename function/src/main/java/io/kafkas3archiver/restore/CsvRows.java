@@ -38,15 +38,7 @@ final class CsvRows {
         }
         byte[] value = TabularValue.build(cells);
         if (!cols.metadata()) {
-          records.add(
-              new ArchivedRecord(
-                  ArchivedRecord.NO_PARTITION,
-                  JsonRows.syntheticOffset(ordinal, row++),
-                  -1,
-                  null,
-                  value,
-                  List.of(),
-                  false));
+          records.add(ArchivedRecord.valueOnly(ordinal, row++, value));
           continue;
         }
         row++;

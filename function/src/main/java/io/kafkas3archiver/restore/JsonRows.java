@@ -124,14 +124,7 @@ final class JsonRows {
         }
       }
     }
-    return new ArchivedRecord(
-        ArchivedRecord.NO_PARTITION,
-        syntheticOffset(ordinal, row),
-        -1,
-        null,
-        value,
-        List.of(),
-        false);
+    return ArchivedRecord.valueOnly(ordinal, row, value);
   }
 
   private static final class Envelope {

@@ -79,15 +79,7 @@ final class ParquetRows {
           }
           byte[] value = TabularValue.build(cells);
           if (!metadata) {
-            records.add(
-                new ArchivedRecord(
-                    ArchivedRecord.NO_PARTITION,
-                    JsonRows.syntheticOffset(ordinal, row++),
-                    -1,
-                    null,
-                    value,
-                    List.of(),
-                    false));
+            records.add(ArchivedRecord.valueOnly(ordinal, row++, value));
             continue;
           }
           row++;
