@@ -260,19 +260,12 @@ public record ArchiverConfig(
   }
 
   private static URI endpoint(String raw) {
-    try {
-      URI uri = URI.create(raw);
-      if (uri.getScheme() == null
-          || !(uri.getScheme().equals("http") || uri.getScheme().equals("https"))
-          || uri.getHost() == null) {
-        throw new IllegalArgumentException("not an http(s) URL");
-      }
-      return uri;
-    } catch (IllegalArgumentException e) {
-      throw Env.invalid(
-          Setting.AWS_ENDPOINT_URL_S3,
-          raw,
-          "an http:// or https:// URL such as http://127.0.0.1:9000");
-    }
+    return HttpUrl.parse(raw)
+        .orElseThrow(
+            () ->
+                Env.invalid(
+                    Setting.AWS_ENDPOINT_URL_S3,
+                    raw,
+                    "an http:// or https:// URL such as http://127.0.0.1:9000"));
   }
 }

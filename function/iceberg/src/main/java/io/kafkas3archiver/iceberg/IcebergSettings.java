@@ -2,6 +2,7 @@ package io.kafkas3archiver.iceberg;
 
 import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.config.ConfigException;
+import io.kafkas3archiver.config.HttpUrl;
 import java.net.URI;
 import java.util.Locale;
 import java.util.Optional;
@@ -129,20 +130,13 @@ public record IcebergSettings(
   }
 
   private static URI restUri(String raw) {
-    try {
-      URI uri = URI.create(raw);
-      if (uri.getScheme() == null
-          || !(uri.getScheme().equals("http") || uri.getScheme().equals("https"))
-          || uri.getHost() == null) {
-        throw new IllegalArgumentException("not an http(s) URL");
-      }
-      return uri;
-    } catch (IllegalArgumentException e) {
-      throw invalid(
-          "ICEBERG_REST_URI",
-          raw,
-          "an http:// or https:// URL such as https://s3tables.us-east-1.amazonaws.com/iceberg");
-    }
+    return HttpUrl.parse(raw)
+        .orElseThrow(
+            () ->
+                invalid(
+                    "ICEBERG_REST_URI",
+                    raw,
+                    "an http:// or https:// URL such as https://s3tables.us-east-1.amazonaws.com/iceberg"));
   }
 
   private static ConfigException invalid(String name, String value, String legal) {
