@@ -571,8 +571,10 @@ public final class EventSourceEmulator implements AutoCloseable {
                 && deliverPart(number, batch.subList(half, batch.size()), commit, next, last);
           }
           if (lost && nextBoundaryRandom()) {
-            // Redeliver from the first offsets, re-polled: other boundaries, maybe more records.
-            nextBatchSize = 1 + faults.nextInt(settings.batchSize());
+            // Redeliver from the first offsets, re-polled: other boundaries. Half the time a
+            // strictly shorter batch (so the boundaries differ even when nothing new arrived),
+            // otherwise any BatchSize, which may take in the records that arrived meanwhile.
+            nextBatchSize = rePollBatchSize(batch.size());
             return false;
           }
           // Otherwise retry the same bytes, as the mapping retries the batch it holds.
@@ -588,6 +590,13 @@ public final class EventSourceEmulator implements AutoCloseable {
 
   private synchronized boolean nextBoundaryRandom() {
     return faults.nextBoolean();
+  }
+
+  private synchronized int rePollBatchSize(int lostBatchSize) {
+    if (lostBatchSize > 1 && faults.nextBoolean()) {
+      return 1 + faults.nextInt(lostBatchSize - 1);
+    }
+    return 1 + faults.nextInt(settings.batchSize());
   }
 
   /** Seeks only a partition this poller still owns; a lost one restarts at its new owner. */
