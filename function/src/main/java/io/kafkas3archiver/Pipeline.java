@@ -5,6 +5,7 @@ import io.kafkas3archiver.decode.Invocation.KafkaBatch;
 import io.kafkas3archiver.decode.KafkaRecord;
 import io.kafkas3archiver.decode.RejectedRecord;
 import io.kafkas3archiver.decode.TopicPartition;
+import io.kafkas3archiver.encode.CountingOutputStream;
 import io.kafkas3archiver.encode.EncodeResult;
 import io.kafkas3archiver.encode.Encoder;
 import io.kafkas3archiver.encode.ErrorObjectEncoder;
@@ -587,36 +588,5 @@ public final class Pipeline implements BatchArchiver {
         o.body().length,
         result.attempts(),
         result.millis());
-  }
-
-  /** Counts the bytes an encoder writes before compression. */
-  private static final class CountingOutputStream extends OutputStream {
-    private final OutputStream out;
-    private long count;
-
-    CountingOutputStream(OutputStream out) {
-      this.out = out;
-    }
-
-    long count() {
-      return count;
-    }
-
-    @Override
-    public void write(int b) throws IOException {
-      out.write(b);
-      count++;
-    }
-
-    @Override
-    public void write(byte[] b, int off, int len) throws IOException {
-      out.write(b, off, len);
-      count += len;
-    }
-
-    @Override
-    public void flush() throws IOException {
-      out.flush();
-    }
   }
 }

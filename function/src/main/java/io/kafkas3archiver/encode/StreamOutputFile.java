@@ -41,29 +41,27 @@ final class StreamOutputFile implements OutputFile {
     return "stream";
   }
 
+  /** Parquet's position is the count of bytes written so far. */
   private static final class Position extends PositionOutputStream {
-    private final OutputStream out;
-    private long pos;
+    private final CountingOutputStream out;
 
     Position(OutputStream out) {
-      this.out = out;
+      this.out = new CountingOutputStream(out);
     }
 
     @Override
     public long getPos() {
-      return pos;
+      return out.count();
     }
 
     @Override
     public void write(int b) throws IOException {
       out.write(b);
-      pos++;
     }
 
     @Override
     public void write(byte[] b, int off, int len) throws IOException {
       out.write(b, off, len);
-      pos += len;
     }
 
     @Override
@@ -73,7 +71,7 @@ final class StreamOutputFile implements OutputFile {
 
     @Override
     public void close() throws IOException {
-      out.flush();
+      out.close();
     }
   }
 }
