@@ -10,7 +10,18 @@ import java.io.IOException;
 import java.util.Base64;
 
 /** The JSON plumbing shared by the encoders and the error object. */
-final class Json {
+public final class Json {
+  /**
+   * How deep, long and large a value may be: the archiver and the restore read the same values, so
+   * what one accepts the other must too.
+   */
+  public static final StreamReadConstraints READ_LIMITS =
+      StreamReadConstraints.builder()
+          .maxNestingDepth(2_000)
+          .maxNumberLength(100_000)
+          .maxStringLength(Integer.MAX_VALUE)
+          .build();
+
   /**
    * Parses values as they are: huge numbers and deep nesting are kept. Duplicate keys are not
    * checked here, so json and ndjson copy them through as received; only {@link #TREE_MAPPER}
@@ -25,12 +36,7 @@ final class Json {
           // Before, only a tree mapper's builder switched this on, in this shared factory, as a
           // side effect: json got it only once csv or parquet had loaded databind.
           .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-          .streamReadConstraints(
-              StreamReadConstraints.builder()
-                  .maxNestingDepth(2_000)
-                  .maxNumberLength(100_000)
-                  .maxStringLength(Integer.MAX_VALUE)
-                  .build())
+          .streamReadConstraints(READ_LIMITS)
           .build();
 
   private Json() {}

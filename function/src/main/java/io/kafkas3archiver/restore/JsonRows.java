@@ -3,8 +3,8 @@ package io.kafkas3archiver.restore;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadConstraints;
 import io.kafkas3archiver.decode.Header;
+import io.kafkas3archiver.encode.Json;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -20,14 +20,7 @@ import java.util.Set;
  */
 final class JsonRows {
   static final JsonFactory FACTORY =
-      JsonFactory.builder()
-          .streamReadConstraints(
-              StreamReadConstraints.builder()
-                  .maxNestingDepth(2_000)
-                  .maxNumberLength(100_000)
-                  .maxStringLength(Integer.MAX_VALUE)
-                  .build())
-          .build();
+      JsonFactory.builder().streamReadConstraints(Json.READ_LIMITS).build();
 
   private static final Set<String> ENVELOPE_FIELDS =
       Set.of(
