@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import io.kafkas3archiver.decode.KafkaRecord;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 
@@ -13,6 +14,14 @@ import java.util.List;
  * copied byte for byte, so a restore gives back exactly what was produced.
  */
 public final class JsonEncoder implements Encoder {
+  /**
+   * The envelope's field for a value's exact bytes (base64), written only where {@code value} alone
+   * would not give them back.
+   */
+  public static final String VALUE_EXACT_FIELD = "value_exact_base64";
+
+  private static final byte[] NULL = {'n', 'u', 'l', 'l'};
+
   private final boolean array;
   private final boolean includeKafkaMetadata;
 
@@ -79,8 +88,27 @@ public final class JsonEncoder implements Encoder {
     if (record.isTombstone()) {
       gen.writeNullField("value");
     } else {
-      Json.writePayloadField(gen, "value", Payload.classify(Json.FACTORY, record.value()));
+      Payload payload = Payload.classify(Json.FACTORY, record.value());
+      if (payload instanceof Payload.Json j && !restoresExactly(j, record.value())) {
+        // Before "value": a reader may stop at the value's end (it is the envelope's last field).
+        gen.writeStringField(VALUE_EXACT_FIELD, Base64.getEncoder().encodeToString(record.value()));
+      }
+      Json.writePayloadField(gen, "value", payload);
     }
     gen.writeEndObject();
+  }
+
+  /**
+   * Whether the embedded JSON alone gives back the value's bytes: not when it was trimmed or
+   * compacted onto one line, nor when it reads as something else, a string literal ({@code "abc"}
+   * reads as the text {@code abc}) or {@code null} (reads as a tombstone). Those rare values also
+   * carry their exact bytes, so a restore is lossless; every other row stays as it was.
+   */
+  private static boolean restoresExactly(Payload.Json json, byte[] value) {
+    byte[] line = json.singleLine();
+    if (line != value && !Arrays.equals(line, value)) {
+      return false;
+    }
+    return line[0] != '"' && !(line.length == 4 && Arrays.equals(line, NULL));
   }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import io.kafkas3archiver.decode.Header;
 import io.kafkas3archiver.encode.Json;
+import io.kafkas3archiver.encode.JsonEncoder;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -34,6 +35,7 @@ final class JsonRows {
           "headers",
           "value",
           "value_base64",
+          JsonEncoder.VALUE_EXACT_FIELD,
           "reason",
           "raw_record");
 
@@ -127,6 +129,7 @@ final class JsonRows {
     long timestamp = -1;
     byte[] key;
     byte[] value;
+    byte[] exactValue;
     List<Header> headers = List.of();
     boolean sawHeaders;
     boolean rawRecord;
@@ -178,6 +181,7 @@ final class JsonRows {
             }
           }
           case "value_base64" -> e.value = base64(p, v);
+          case JsonEncoder.VALUE_EXACT_FIELD -> e.exactValue = base64(p, v);
           case "raw_record" -> e.rawRecord = true;
           default -> p.skipChildren(); // reason, timestamp_type
         }
@@ -190,6 +194,9 @@ final class JsonRows {
       }
       if (t != JsonToken.END_OBJECT) {
         return null;
+      }
+      if (e.exactValue != null) {
+        e.value = e.exactValue;
       }
       boolean complete =
           e.rawRecord

@@ -129,6 +129,45 @@ class EncoderTest {
   }
 
   @Test
+  void metadataEnvelopeShouldAddExactBytesOnlyWhereTheEmbeddedValueWouldNotGiveThemBack()
+      throws IOException {
+    String multiLine = "{\n  \"id\": 2\n}\n";
+    List<KafkaRecord> records =
+        List.of(
+            record(0, "{\"id\":1}"),
+            record(1, multiLine),
+            record(2, " 42 "),
+            record(3, "\"a JSON string literal\""),
+            record(4, "null"),
+            record(5, "plain text"),
+            record(6, (String) null));
+    List<String> lines =
+        encode(Encoder.forFormat(Format.NDJSON, true), records, new EncodeResult[1])
+            .lines()
+            .toList();
+
+    List<String> exact =
+        lines.stream()
+            .map(this::readTree)
+            .map(n -> n.get(JsonEncoder.VALUE_EXACT_FIELD))
+            .map(v -> v == null ? null : new String(Base64.getDecoder().decode(v.textValue())))
+            .toList();
+    assertThat(exact)
+        .containsExactly(null, multiLine, " 42 ", "\"a JSON string literal\"", "null", null, null);
+    // It comes before "value", which a reader may take as the envelope's last field.
+    assertThat(lines.get(3).indexOf(JsonEncoder.VALUE_EXACT_FIELD))
+        .isLessThan(lines.get(3).lastIndexOf("\"value\":"));
+  }
+
+  private JsonNode readTree(String line) {
+    try {
+      return MAPPER.readTree(line);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  @Test
   void csvShouldWriteTheUnionOfFieldsAndRejectNonObjects() throws IOException {
     EncodeResult[] result = new EncodeResult[1];
     String text = encode(Encoder.forFormat(Format.CSV, false), MIXED, result);
