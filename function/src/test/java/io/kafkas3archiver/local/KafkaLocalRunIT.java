@@ -52,7 +52,7 @@ class KafkaLocalRunIT {
               "--bootstrap-servers", kafka.bootstrapServers(),
               "--topic", "user-topic",
               "--group-id", "attach-it",
-              "--idle-seconds", "2"
+              "--idle-seconds", "10"
             },
             ENV,
             s3data);
