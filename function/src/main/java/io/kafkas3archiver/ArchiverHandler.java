@@ -98,7 +98,13 @@ public final class ArchiverHandler implements RequestStreamHandler {
     this.preflight = wiring.preflight();
     this.credentials = wiring.credentials();
     this.log = new InvocationLog(System.out, config.title(), config.logLevel());
-    this.metrics = new EmfMetrics(System.out, config.title());
+    boolean timeField = config.timeField().isPresent();
+    this.metrics =
+        new EmfMetrics(
+            System.out,
+            config.title(),
+            timeField,
+            timeField || !config.keyTemplate().recordFields().isEmpty());
     this.priming = new Priming(config, decoder, wiring.store(), clock);
   }
 

@@ -13,6 +13,7 @@ import io.kafkas3archiver.group.Claim;
 import io.kafkas3archiver.group.Grouper;
 import io.kafkas3archiver.group.ObjectGroup;
 import io.kafkas3archiver.group.ObjectKeyTemplate;
+import io.kafkas3archiver.group.RecordPartitioner;
 import io.kafkas3archiver.report.BatchOutcome;
 import io.kafkas3archiver.report.TopicOutcome;
 import io.kafkas3archiver.report.WrittenObject;
@@ -48,7 +49,20 @@ public final class Pipeline implements BatchArchiver {
   public Pipeline(ArchiverConfig config, ObjectStore store, Clock clock) {
     this.config = config;
     this.keys = config.keyTemplate();
-    this.grouper = new Grouper(config.partitionTime(), config.timeZone(), clock);
+    RecordPartitioner partitioner =
+        keys.recordFields().isEmpty() && config.timeField().isEmpty()
+            ? RecordPartitioner.NONE
+            : new RecordPartitioner(
+                keys.recordFields(), config.timeField().orElse(null), keys.maxValueBytes());
+    // The guard defers through batch item failures, so it is only on where the configuration
+    // made sure they are reported: when records choose their folders (ArchiverConfig).
+    this.grouper =
+        new Grouper(
+            config.partitionTime(),
+            config.timeZone(),
+            clock,
+            partitioner,
+            partitioner.readsRecords() ? config.maxFoldersPerPartition() : Grouper.UNLIMITED);
     this.encoder =
         Encoder.forFormat(
             config.format(),
@@ -89,9 +103,19 @@ public final class Pipeline implements BatchArchiver {
     // they would be written again, under another key, on redelivery.
     Map<String, Long> unwrittenFrom = new HashMap<>();
     Map<String, UploadException> unwrittenBecause = new HashMap<>();
+    Grouper.Grouping grouping = grouper.grouping(guarded);
+    grouping
+        .deferredByTopic()
+        .forEach((topic, n) -> tallies.computeIfAbsent(topic, TopicTally::new).deferred(n));
+    grouping
+        .timeFallbacksByTopic()
+        .forEach((topic, n) -> tallies.computeIfAbsent(topic, TopicTally::new).timeFallbacks += n);
+    // The mapping restarts a partition after its last offset, or at the offset the fan-out guard
+    // deferred from: either way that is where this delivery ends, and where pointers go.
     Map<String, Long> partitionEnds = partitionEnds(guarded);
+    grouping.deferredFrom().forEach((tp, from) -> partitionEnds.merge(tp, from - 1, Math::min));
     Map<String, List<long[]>> claims = new HashMap<>();
-    for (ObjectGroup group : grouper.group(guarded)) {
+    for (ObjectGroup group : grouping.groups()) {
       TopicTally tally = tallies.computeIfAbsent(group.topic(), TopicTally::new);
       tally.add(group);
       UploadException blocked =
@@ -117,9 +141,14 @@ public final class Pipeline implements BatchArchiver {
         }
       }
     }
+    // Deferred offsets are not moved back like failures: no group of this invocation reaches them,
+    // and a claim met there got a pointer at them, so the restart meets a key; moving them back to
+    // that claim's start would replay the same batch and defer at the same place again.
     return new BatchOutcome(
         tallies.values().stream().map(TopicTally::outcome).toList(),
-        restartOutsideClaims(failures, claims));
+        restartOutsideClaims(failures, claims),
+        List.of(),
+        grouping.deferredFrom());
   }
 
   /** Writes a placed group as one or more links of its partition's chain. */
@@ -241,7 +270,9 @@ public final class Pipeline implements BatchArchiver {
             claim.first(),
             pointer.get().folder(),
             List.of(),
-            List.of());
+            List.of(),
+            // The claim met is this group's key, so its record-variable values are the group's.
+            group.folderValues());
     EncodedGroup encoded = encode(empty);
     WrittenObject written = putIfAbsent(encoded.data(), claim, deadline, tally);
     if (written != null) {
@@ -415,12 +446,19 @@ public final class Pipeline implements BatchArchiver {
     private int failed;
     private int alreadyArchived;
     private int failedRetries;
+    private int deferred;
+    private int timeFallbacks;
     private long earliest = Long.MAX_VALUE;
     private final List<WrittenObject> objects = new ArrayList<>();
     private final List<RejectedRecord> rejected = new ArrayList<>();
 
     TopicTally(String topic) {
       this.topic = topic;
+    }
+
+    void deferred(int n) {
+      in += n;
+      deferred += n;
     }
 
     void add(ObjectGroup group) {
@@ -444,7 +482,9 @@ public final class Pipeline implements BatchArchiver {
           earliest == Long.MAX_VALUE ? -1 : earliest,
           objects,
           failedRetries,
-          rejected);
+          rejected,
+          deferred,
+          timeFallbacks);
     }
   }
 

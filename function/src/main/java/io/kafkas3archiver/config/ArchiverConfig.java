@@ -6,6 +6,7 @@ import io.kafkas3archiver.encode.Format;
 import io.kafkas3archiver.group.InvalidKeyTemplateException;
 import io.kafkas3archiver.group.ObjectKeyTemplate;
 import io.kafkas3archiver.group.PartitionTime;
+import io.kafkas3archiver.group.TimeField;
 import java.net.URI;
 import java.time.DateTimeException;
 import java.time.ZoneId;
@@ -40,7 +41,14 @@ public record ArchiverConfig(
     boolean reportBatchItemFailures,
     LogLevel logLevel,
     Optional<ExplicitSchema> parquetSchema,
-    Optional<String> expectedBucketOwner) {
+    Optional<String> expectedBucketOwner,
+    Optional<TimeField> timeField,
+    int maxFoldersPerPartition) {
+
+  /** The fan-out guard's default: folders one topic-partition may open per batch (DESIGN §8). */
+  public static final int DEFAULT_MAX_FOLDERS_PER_PARTITION = 100;
+
+  public static final int MAX_MAX_FOLDERS_PER_PARTITION = 10_000;
 
   private static final Pattern BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
   private static final Pattern IP_ADDRESS = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
@@ -95,7 +103,10 @@ public record ArchiverConfig(
       throw new ConfigException(e.getMessage());
     }
     PartitionTime partitionTime =
-        env.choice(Setting.PARTITION_TIME, PartitionTime.values(), PartitionTime::configName).get();
+        env.choice(Setting.PARTITION_TIME, PartitionTime.values(), PartitionTime::configName)
+            // With record variables, batch cannot be exactly-once (see below): record is the
+            // default that keeps each record's folder a function of the record alone.
+            .orElse(template.recordFields().isEmpty() ? PartitionTime.BATCH : PartitionTime.RECORD);
     ZoneId zone = zone(env.value(Setting.TIME_ZONE).get());
     boolean metadata = env.bool(Setting.INCLUDE_KAFKA_METADATA);
 
@@ -149,6 +160,59 @@ public record ArchiverConfig(
           }
         });
 
+    Optional<TimeField> timeField = Optional.empty();
+    if (partitionTime == PartitionTime.FIELD) {
+      String field = env.required(Setting.TIME_FIELD);
+      try {
+        timeField = Optional.of(TimeField.of(field, env.value(Setting.TIME_FORMAT).get(), zone));
+      } catch (InvalidKeyTemplateException e) {
+        throw new ConfigException(e.getMessage());
+      }
+    } else {
+      for (Setting setting : new Setting[] {Setting.TIME_FIELD, Setting.TIME_FORMAT}) {
+        env.optional(setting)
+            .ifPresent(
+                v -> {
+                  throw new ConfigException(
+                      setting.name()
+                          + "='"
+                          + v
+                          + "' is set but PARTITION_TIME is '"
+                          + partitionTime.configName()
+                          + "'; set PARTITION_TIME=field to take the time folders from the"
+                          + " value, or remove "
+                          + setting.name());
+                });
+      }
+    }
+    int maxFolders =
+        env.integer(Setting.MAX_FOLDERS_PER_PARTITION, 1, MAX_MAX_FOLDERS_PER_PARTITION);
+    if (!template.recordFields().isEmpty() && partitionTime == PartitionTime.BATCH) {
+      // Exactly-once names an object from its folder's first offset at the restart point. Under
+      // batch the time folder is that of the partition's first record, which may sit in another
+      // value folder, so no stored claim could say where a restart will name its object.
+      throw new ConfigException(
+          "PARTITION_TIME='batch' cannot be used with KEY_TEMPLATE='"
+              + template.source()
+              + "', which partitions by record content: a redelivery's time folder would depend"
+              + " on where it starts, so its objects could not be named exactly once; legal"
+              + " values with record variables: record (the default, each record's Kafka"
+              + " timestamp) or field (with TIME_FIELD)");
+    }
+    boolean readsRecords =
+        !template.recordFields().isEmpty() || partitionTime == PartitionTime.FIELD;
+    if (readsRecords && !reportItemFailures) {
+      throw new ConfigException(
+          (template.recordFields().isEmpty()
+                  ? "PARTITION_TIME='field'"
+                  : "KEY_TEMPLATE='" + template.source() + "'")
+              + " partitions by record content, so one batch can fan out into many folders;"
+              + " the fan-out guard then defers the rest of a partition by reporting batch item"
+              + " failures, which needs REPORT_BATCH_ITEM_FAILURES=true (and"
+              + " FunctionResponseTypes: [ReportBatchItemFailures] on the event source mapping);"
+              + " legal values: REPORT_BATCH_ITEM_FAILURES=true");
+    }
+
     return new ArchiverConfig(
         bucket,
         region,
@@ -171,7 +235,9 @@ public record ArchiverConfig(
         reportItemFailures,
         logLevel,
         parquetSchema,
-        expectedBucketOwner);
+        expectedBucketOwner,
+        timeField,
+        maxFolders);
   }
 
   private static ExplicitSchema schema(String document) {

@@ -50,6 +50,20 @@ record Env(Function<String, String> source) {
         .orElse(false);
   }
 
+  /** An integer from {@code min} to {@code max}; the declared default when unset. */
+  int integer(Setting setting, int min, int max) {
+    String raw = value(setting).orElseThrow();
+    try {
+      int v = Integer.parseInt(raw);
+      if (v >= min && v <= max) {
+        return v;
+      }
+    } catch (NumberFormatException e) {
+      // falls through to the message below
+    }
+    throw invalid(setting, raw);
+  }
+
   /** Parses an enum by its constants' configuration names; empty when unset with no default. */
   <E extends Enum<E>> Optional<E> choice(
       Setting setting, E[] constants, Function<E, String> configName) {

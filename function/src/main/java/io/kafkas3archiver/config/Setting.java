@@ -4,6 +4,7 @@ import io.kafkas3archiver.encode.Compression;
 import io.kafkas3archiver.encode.Format;
 import io.kafkas3archiver.group.ObjectKeyTemplate;
 import io.kafkas3archiver.group.PartitionTime;
+import io.kafkas3archiver.group.TimeFormat;
 import java.util.Arrays;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -73,10 +74,31 @@ public enum Setting {
       "The full key template."),
   PARTITION_TIME(
       Type.CHOICE,
-      PartitionTime.BATCH.configName(),
       null,
+      "`batch`; `record` when `KEY_TEMPLATE` has a record variable",
       names(PartitionTime.values(), PartitionTime::configName),
       "Which time picks the year/month/day/hour folder; see below."),
+  TIME_FIELD(
+      Type.STRING,
+      null,
+      "unset; required with `PARTITION_TIME=field`",
+      "a dotted path into the value, such as eventTime or meta.createdAt; needs"
+          + " `PARTITION_TIME=field`",
+      "PARTITION_TIME=field takes the time folders from this field of the value; see [object"
+          + " layout](object-layout.md#event-time-from-the-value-partition_timefield)."),
+  TIME_FORMAT(
+      Type.STRING,
+      "iso8601",
+      null,
+      TimeFormat.LEGAL + "; needs `PARTITION_TIME=field`",
+      "How `TIME_FIELD` is written."),
+  MAX_FOLDERS_PER_PARTITION(
+      Type.INTEGER,
+      Integer.toString(ArchiverConfig.DEFAULT_MAX_FOLDERS_PER_PARTITION),
+      null,
+      "an integer from 1 to " + ArchiverConfig.MAX_MAX_FOLDERS_PER_PARTITION,
+      "The fan-out guard: folders one topic-partition may open per batch when records choose"
+          + " their folders; see [object layout](object-layout.md#the-fan-out-guard)."),
   TIME_ZONE(
       Type.STRING,
       "UTC",
@@ -181,7 +203,8 @@ public enum Setting {
   public enum Type {
     STRING,
     CHOICE,
-    BOOLEAN
+    BOOLEAN,
+    INTEGER
   }
 
   private final Scope scope;

@@ -11,9 +11,12 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * Decides which object each record goes to: one object per topic-partition per time folder, named
@@ -23,40 +26,132 @@ import java.util.Map;
  * <p>Under {@code PARTITION_TIME=batch} the folder is the hour of the partition's first record
  * (lowest offset) in the batch: a redelivery from the same offset lands in the same folder,
  * whatever the batch's end or partition mix (DESIGN §2).
+ *
+ * <p>With record variables in the template ({@code ${value.region}}, ...) or {@code
+ * PARTITION_TIME=field}, a record's folder is its time folder plus its rendered values, computed
+ * from the record alone: the same kind of folder as {@code PARTITION_TIME=record}'s, whose offsets
+ * may interleave with other folders of the partition. The chain of claims handles that already (see
+ * {@code Pipeline}): a delivery restarting at any offset names each folder's object from that
+ * folder's first offset at or after it, whatever else the batch holds.
+ *
+ * <p>The fan-out guard: a topic-partition may open at most {@code maxFoldersPerPartition} folders
+ * per batch. Its records are taken in offset order; the record that would open one folder more, and
+ * every later record of that topic-partition, are deferred: not archived now, reported as the
+ * partition's batch item failure, so the event source mapping redelivers them from that offset.
+ * Each invocation archives at least the first record of every partition, so a partition never
+ * stalls, and nothing is dropped. No group holds an offset at or past the deferred one, so the
+ * restart there meets no claim of this invocation.
  */
 public final class Grouper {
+  /** No guard: every folder of the batch is written in this invocation. */
+  public static final int UNLIMITED = Integer.MAX_VALUE;
+
   private final PartitionTime partitionTime;
   private final ZoneId zone;
   private final Clock clock;
+  private final RecordPartitioner partitioner;
+  private final int maxFoldersPerPartition;
 
   public Grouper(PartitionTime partitionTime, ZoneId zone, Clock clock) {
+    this(partitionTime, zone, clock, RecordPartitioner.NONE, UNLIMITED);
+  }
+
+  public Grouper(
+      PartitionTime partitionTime,
+      ZoneId zone,
+      Clock clock,
+      RecordPartitioner partitioner,
+      int maxFoldersPerPartition) {
+    if (partitionTime == PartitionTime.BATCH && partitioner.hasRecordFields()) {
+      // Under batch, a restart's time folder is that of the partition's first record, which may sit
+      // in another value folder: no claim could say where the restart names its object.
+      throw new IllegalArgumentException("record variables need PARTITION_TIME record or field");
+    }
     this.partitionTime = partitionTime;
     this.zone = zone;
     this.clock = clock;
+    this.partitioner = partitioner;
+    this.maxFoldersPerPartition = maxFoldersPerPartition;
   }
+
+  /**
+   * The groups of a batch, and what was deferred by the fan-out guard.
+   *
+   * @param deferredFrom per topic-partition ({@code t-0}), the first deferred offset
+   * @param deferredByTopic per topic, how many records were deferred
+   * @param timeFallbacksByTopic per topic, how many grouped records had no usable time field and
+   *     were placed by their Kafka timestamp (only under {@code PARTITION_TIME=field})
+   */
+  public record Grouping(
+      List<ObjectGroup> groups,
+      Map<String, Long> deferredFrom,
+      Map<String, Integer> deferredByTopic,
+      Map<String, Integer> timeFallbacksByTopic) {}
 
   public ZoneId zone() {
     return zone;
   }
 
   public List<ObjectGroup> group(KafkaBatch batch) {
+    return grouping(batch).groups();
+  }
+
+  public Grouping grouping(KafkaBatch batch) {
     Map<Stream, Long> firstTimestamp = firstTimestamps(batch);
     Instant now = clock.instant();
-    Map<Slot, List<KafkaRecord>> records = new LinkedHashMap<>();
-    Map<Slot, List<RejectedRecord>> rejected = new LinkedHashMap<>();
+    List<Entry> entries = new ArrayList<>(batch.records().size() + batch.rejected().size());
     for (KafkaRecord r : batch.records()) {
       Stream stream = new Stream(r.topic(), r.partition());
-      Slot slot = new Slot(stream, folder(r.timestamp(), firstTimestamp.get(stream), now));
-      records.computeIfAbsent(slot, s -> new ArrayList<>()).add(r);
+      var placement = partitioner.place(r);
+      Instant eventTime = partitioner.usesTimeField() ? placement.eventTime() : null;
+      boolean fallback = partitioner.usesTimeField() && eventTime == null && !r.isTombstone();
+      Slot slot =
+          new Slot(
+              stream,
+              folder(r.timestamp(), firstTimestamp.get(stream), now, eventTime),
+              placement.values());
+      entries.add(new Entry(slot, r.offset(), r, null, fallback));
     }
     for (RejectedRecord r : batch.rejected()) {
       Stream stream =
           placed(r) ? new Stream(r.topic(), r.partition()) : new Stream(r.topic(), null);
       Long first = firstTimestamp.get(stream);
+      List<String> values = partitioner.defaults();
+      Instant eventTime = null;
+      if (r.record() != null && partitioner.readsRecords()) {
+        var placement = partitioner.place(r.record());
+        values = placement.values();
+        eventTime = partitioner.usesTimeField() ? placement.eventTime() : null;
+      }
       Slot slot =
-          new Slot(stream, folder(r.timestamp(), first == null ? r.timestamp() : first, now));
-      rejected.computeIfAbsent(slot, s -> new ArrayList<>()).add(r);
+          new Slot(
+              stream,
+              folder(r.timestamp(), first == null ? r.timestamp() : first, now, eventTime),
+              values);
+      entries.add(new Entry(slot, placed(r) ? r.offset() : -1, null, r, false));
     }
+
+    Map<String, Long> deferredFrom = guard(entries);
+    Map<String, Integer> deferredByTopic = new TreeMap<>();
+    Map<String, Integer> fallbacks = new TreeMap<>();
+    Map<Slot, List<KafkaRecord>> records = new LinkedHashMap<>();
+    Map<Slot, List<RejectedRecord>> rejected = new LinkedHashMap<>();
+    for (Entry e : entries) {
+      String topic = e.slot().stream().topic();
+      if (e.deferred) {
+        deferredByTopic.merge(topic, 1, Integer::sum);
+        continue;
+      }
+      if (e.timeFallback()) {
+        fallbacks.merge(topic, 1, Integer::sum);
+      }
+      if (e.record() != null) {
+        records.computeIfAbsent(e.slot(), s -> new ArrayList<>()).add(e.record());
+      } else {
+        rejected.computeIfAbsent(e.slot(), s -> new ArrayList<>()).add(e.rejected());
+      }
+    }
+
     List<ObjectGroup> groups = new ArrayList<>();
     List<Slot> slots = new ArrayList<>(records.keySet());
     rejected.keySet().stream().filter(s -> !records.containsKey(s)).forEach(slots::add);
@@ -65,13 +160,52 @@ public final class Grouper {
       rs.sort(Comparator.comparingLong(KafkaRecord::offset));
       List<RejectedRecord> rj = rejected.getOrDefault(slot, List.of());
       if (slot.stream().partition() == null) {
-        groups.add(new ObjectGroup(slot.stream().topic(), null, -1, slot.folder(), rs, rj));
+        groups.add(
+            new ObjectGroup(slot.stream().topic(), null, -1, slot.folder(), rs, rj, slot.values()));
       } else {
-        groups.add(new ObjectGroup(slot.stream().topic(), slot.folder(), rs, rj));
+        groups.add(new ObjectGroup(slot.stream().topic(), slot.folder(), rs, rj, slot.values()));
       }
     }
     groups.sort(GROUP_ORDER);
-    return groups;
+    return new Grouping(groups, deferredFrom, deferredByTopic, fallbacks);
+  }
+
+  /**
+   * Marks the entries past each topic-partition's folder budget as deferred, in offset order, and
+   * returns the first deferred offset of each such topic-partition. Entries without an offset (a
+   * record the event did not number) are never deferred: no redelivery could name them.
+   */
+  private Map<String, Long> guard(List<Entry> entries) {
+    Map<String, Long> deferredFrom = new TreeMap<>();
+    if (maxFoldersPerPartition == UNLIMITED) {
+      return deferredFrom;
+    }
+    Map<Stream, List<Entry>> byStream = new LinkedHashMap<>();
+    for (Entry e : entries) {
+      if (e.offset() >= 0 && e.slot().stream().partition() != null) {
+        byStream.computeIfAbsent(e.slot().stream(), s -> new ArrayList<>()).add(e);
+      }
+    }
+    for (var s : byStream.entrySet()) {
+      List<Entry> ordered = s.getValue();
+      ordered.sort(Comparator.comparingLong(Entry::offset));
+      Set<Slot> open = new HashSet<>();
+      Long cut = null;
+      for (Entry e : ordered) {
+        if (cut == null && !open.contains(e.slot()) && open.size() >= maxFoldersPerPartition) {
+          cut = e.offset();
+        }
+        if (cut != null) {
+          e.deferred = true;
+        } else {
+          open.add(e.slot());
+        }
+      }
+      if (cut != null) {
+        deferredFrom.put(s.getKey().topic() + "-" + s.getKey().partition(), cut);
+      }
+    }
+    return deferredFrom;
   }
 
   /**
@@ -137,7 +271,7 @@ public final class Grouper {
   private ZonedDateTime startFolder(long timestamp, ZonedDateTime groupFolder) {
     return switch (partitionTime) {
       case BATCH -> hour(Instant.ofEpochMilli(usable(timestamp)));
-      case RECORD, INGEST -> groupFolder;
+      case RECORD, FIELD, INGEST -> groupFolder;
     };
   }
 
@@ -165,10 +299,14 @@ public final class Grouper {
     first.merge(s, new long[] {offset, timestamp}, (a, b) -> a[0] <= b[0] ? a : b);
   }
 
-  private ZonedDateTime folder(long recordTimestamp, long firstOfStream, Instant now) {
+  /** {@code eventTime} is the value's time under PARTITION_TIME=field, or null to fall back. */
+  private ZonedDateTime folder(
+      long recordTimestamp, long firstOfStream, Instant now, Instant eventTime) {
     return switch (partitionTime) {
       case BATCH -> hour(Instant.ofEpochMilli(usable(firstOfStream)));
       case RECORD -> hour(Instant.ofEpochMilli(usable(recordTimestamp)));
+      case FIELD ->
+          eventTime != null ? hour(eventTime) : hour(Instant.ofEpochMilli(usable(recordTimestamp)));
       case INGEST -> hour(now);
     };
   }
@@ -188,10 +326,49 @@ public final class Grouper {
 
   private record Stream(String topic, Integer partition) {}
 
-  private record Slot(Stream stream, ZonedDateTime folder) {}
+  private record Slot(Stream stream, ZonedDateTime folder, List<String> values) {}
+
+  /** One record (decoded or rejected) on its way to a slot. */
+  private static final class Entry {
+    private final Slot slot;
+    private final long offset;
+    private final KafkaRecord record;
+    private final RejectedRecord rejected;
+    private final boolean timeFallback;
+    private boolean deferred;
+
+    Entry(Slot slot, long offset, KafkaRecord record, RejectedRecord rejected, boolean fallback) {
+      this.slot = slot;
+      this.offset = offset;
+      this.record = record;
+      this.rejected = rejected;
+      this.timeFallback = fallback;
+    }
+
+    Slot slot() {
+      return slot;
+    }
+
+    long offset() {
+      return offset;
+    }
+
+    KafkaRecord record() {
+      return record;
+    }
+
+    RejectedRecord rejected() {
+      return rejected;
+    }
+
+    boolean timeFallback() {
+      return timeFallback;
+    }
+  }
 
   private static final Comparator<ObjectGroup> GROUP_ORDER =
       Comparator.comparing(ObjectGroup::topic)
           .thenComparing(ObjectGroup::partition, Comparator.nullsFirst(Comparator.naturalOrder()))
-          .thenComparingLong(ObjectGroup::start);
+          .thenComparingLong(ObjectGroup::start)
+          .thenComparing(g -> String.join("/", g.folderValues()));
 }

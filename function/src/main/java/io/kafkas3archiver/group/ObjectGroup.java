@@ -11,10 +11,12 @@ import java.util.TreeMap;
 import java.util.UUID;
 
 /**
- * The records of one object: one topic-partition, one time folder, named from {@code start}, the
- * offset of its first record (DESIGN §3). {@code rejected} are records of the same range that go to
- * the error object. A group of records rejected without a partition or offset has a null {@code
- * partition} and {@code start} -1: it has no place in any partition's chain of objects.
+ * The records of one object: one topic-partition, one folder, named from {@code start}, the offset
+ * of its first record (DESIGN §3). The folder is {@code folderTime} plus {@code folderValues}: the
+ * rendered values of the template's record variables, in template order (empty without them).
+ * {@code rejected} are records of the same range that go to the error object. A group of records
+ * rejected without a partition or offset has a null {@code partition} and {@code start} -1: it has
+ * no place in any partition's chain of objects.
  */
 public record ObjectGroup(
     String topic,
@@ -22,11 +24,24 @@ public record ObjectGroup(
     long start,
     ZonedDateTime folderTime,
     List<KafkaRecord> records,
-    List<RejectedRecord> rejected) {
+    List<RejectedRecord> rejected,
+    List<String> folderValues) {
 
   public ObjectGroup {
     records = List.copyOf(records);
     rejected = List.copyOf(rejected);
+    folderValues = List.copyOf(folderValues);
+  }
+
+  /** A group of a template without record variables. */
+  public ObjectGroup(
+      String topic,
+      Integer partition,
+      long start,
+      ZonedDateTime folderTime,
+      List<KafkaRecord> records,
+      List<RejectedRecord> rejected) {
+    this(topic, partition, start, folderTime, records, rejected, List.of());
   }
 
   /** A group whose partition and start are those of its lowest-offset record (tests, priming). */
@@ -35,13 +50,24 @@ public record ObjectGroup(
       ZonedDateTime folderTime,
       List<KafkaRecord> records,
       List<RejectedRecord> rejected) {
+    this(topic, folderTime, records, rejected, List.of());
+  }
+
+  /** The same, in the folder of these record-variable values. */
+  public ObjectGroup(
+      String topic,
+      ZonedDateTime folderTime,
+      List<KafkaRecord> records,
+      List<RejectedRecord> rejected,
+      List<String> folderValues) {
     this(
         topic,
         partitionOf(records, rejected),
         firstOffset(records, rejected),
         folderTime,
         records,
-        rejected);
+        rejected,
+        folderValues);
   }
 
   /** Whether the group sits in a partition's chain (it has a partition and offsets). */
@@ -77,12 +103,12 @@ public record ObjectGroup(
         rj.add(r);
       }
     }
-    return new ObjectGroup(topic, partition, offset, folderTime, rs, rj);
+    return new ObjectGroup(topic, partition, offset, folderTime, rs, rj, folderValues);
   }
 
-  /** The same records in another folder. */
+  /** The same records in another time folder (the record-variable values stay). */
   public ObjectGroup in(ZonedDateTime folder) {
-    return new ObjectGroup(topic, partition, start, folder, records, rejected);
+    return new ObjectGroup(topic, partition, start, folder, records, rejected, folderValues);
   }
 
   /** The part of this group up to and including {@code offset}. */
@@ -90,7 +116,7 @@ public record ObjectGroup(
     List<KafkaRecord> rs = records.stream().filter(r -> r.offset() <= offset).toList();
     List<RejectedRecord> rj =
         rejected.stream().filter(r -> r.offset() != null && r.offset() <= offset).toList();
-    return new ObjectGroup(topic, partition, start, folderTime, rs, rj);
+    return new ObjectGroup(topic, partition, start, folderTime, rs, rj, folderValues);
   }
 
   /** Offset range per partition (one partition at most), for failure reports. */

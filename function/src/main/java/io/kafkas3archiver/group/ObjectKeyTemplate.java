@@ -53,9 +53,20 @@ public final class ObjectKeyTemplate {
 
   private record Var(Variable variable) implements Part {}
 
+  /** The {@code index}-th record variable: its value comes from the group's folder values. */
+  private record FieldVar(int index) implements Part {}
+
+  /** No rendered record value is longer than this, however much room the template leaves. */
+  static final int MAX_VALUE_BYTES = 256;
+
+  /** Room a value needs at least: the Hive default partition and a cut value with its hash. */
+  static final int MIN_VALUE_BYTES = 32;
+
   private final String source;
   private final List<Part> parts;
+  private final List<RecordField> fields;
   private final List<Part> errorParts;
+  private int maxValueBytes = MAX_VALUE_BYTES;
   private final Set<Variable> used;
   private final String keyPrefix;
   private final String pipelineName;
@@ -64,8 +75,10 @@ public final class ObjectKeyTemplate {
   private ObjectKeyTemplate(
       String source, String keyPrefix, String pipelineName, Format format, Compression c) {
     this.source = source;
-    this.parts = parse("KEY_TEMPLATE", source);
-    this.errorParts = parse("KEY_TEMPLATE", ERROR_LAYOUT);
+    List<RecordField> recordFields = new ArrayList<>();
+    this.parts = parse("KEY_TEMPLATE", source, recordFields);
+    this.fields = List.copyOf(recordFields);
+    this.errorParts = parse("KEY_TEMPLATE", ERROR_LAYOUT, new ArrayList<>());
     this.used = EnumSet.noneOf(Variable.class);
     parts.stream().filter(p -> p instanceof Var).forEach(p -> used.add(((Var) p).variable()));
     this.keyPrefix = keyPrefix;
@@ -95,16 +108,26 @@ public final class ObjectKeyTemplate {
               + " ${PARTITION} and ${START_OFFSET}");
     }
     // The longest values each variable can take: a 249-character topic, the largest partition
-    // and offset; fixed, so validation never depends on the clock.
-    String longest =
-        t.render(
-            "t".repeat(MAX_TOPIC_LENGTH),
-            Integer.MAX_VALUE,
-            Long.MAX_VALUE,
-            new UUID(-1L, -1L),
-            ZonedDateTime.of(2099, 12, 31, 23, 0, 0, 0, java.time.ZoneOffset.UTC),
-            false);
-    if (longest.getBytes(StandardCharsets.UTF_8).length > MAX_KEY_BYTES) {
+    // and offset; fixed, so validation never depends on the clock. Record values share what room
+    // is left, so no value, however long, can push a key past 1024 bytes.
+    if (!t.fields.isEmpty()) {
+      int rest = MAX_KEY_BYTES - t.longest(0);
+      t.maxValueBytes = Math.min(MAX_VALUE_BYTES, rest / t.fields.size());
+      if (t.maxValueBytes < MIN_VALUE_BYTES) {
+        throw new InvalidKeyTemplateException(
+            "KEY_TEMPLATE='"
+                + template
+                + "' (with KEY_PREFIX and TITLE) leaves "
+                + Math.max(rest, 0)
+                + " bytes of S3's 1024 for its "
+                + t.fields.size()
+                + " record variable(s), less than "
+                + MIN_VALUE_BYTES
+                + " bytes each; use fewer record variables or shorten KEY_PREFIX, TITLE or the"
+                + " template");
+      }
+    }
+    if (t.longest(t.maxValueBytes) > MAX_KEY_BYTES) {
       throw new InvalidKeyTemplateException(
           "KEY_TEMPLATE='"
               + template
@@ -114,6 +137,30 @@ public final class ObjectKeyTemplate {
     return t;
   }
 
+  private int longest(int valueBytes) {
+    List<String> values = fields.stream().map(f -> "v".repeat(valueBytes)).toList();
+    return render(
+            "t".repeat(MAX_TOPIC_LENGTH),
+            Integer.MAX_VALUE,
+            Long.MAX_VALUE,
+            new UUID(-1L, -1L),
+            ZonedDateTime.of(2099, 12, 31, 23, 0, 0, 0, java.time.ZoneOffset.UTC),
+            values,
+            false)
+        .getBytes(StandardCharsets.UTF_8)
+        .length;
+  }
+
+  /** The record variables ({@code ${value.…}}, {@code ${key}}, {@code ${header.…}}), in order. */
+  public List<RecordField> recordFields() {
+    return fields;
+  }
+
+  /** How many bytes one rendered record value may take, so keys stay within 1024 bytes. */
+  public int maxValueBytes() {
+    return maxValueBytes;
+  }
+
   public String source() {
     return source;
   }
@@ -121,13 +168,25 @@ public final class ObjectKeyTemplate {
   /** The key of a group's data object: the object that claims the group's range. */
   public String dataKey(ObjectGroup group, UUID jobId) {
     return render(
-        group.topic(), partitionOf(group), startOf(group), jobId, group.folderTime(), false);
+        group.topic(),
+        partitionOf(group),
+        startOf(group),
+        jobId,
+        group.folderTime(),
+        group.folderValues(),
+        false);
   }
 
   /** The key of a group's error object: always the fixed {@code _errors} layout, uncompressed. */
   public String errorKey(ObjectGroup group, UUID jobId) {
     return render(
-        group.topic(), partitionOf(group), startOf(group), jobId, group.folderTime(), true);
+        group.topic(),
+        partitionOf(group),
+        startOf(group),
+        jobId,
+        group.folderTime(),
+        group.folderValues(),
+        true);
   }
 
   /**
@@ -138,7 +197,8 @@ public final class ObjectKeyTemplate {
   public String exampleKey(String topic, ZonedDateTime time, boolean error) {
     UUID jobId =
         UUID.nameUUIDFromBytes(("example:" + topic + ":0:0").getBytes(StandardCharsets.UTF_8));
-    return render(topic, 0, 0, jobId, time, error);
+    List<String> values = fields.stream().map(f -> PartitionValue.HIVE_DEFAULT).toList();
+    return render(topic, 0, 0, jobId, time, values, error);
   }
 
   // A group without a place in a partition (records rejected without partition or offset) only
@@ -157,12 +217,18 @@ public final class ObjectKeyTemplate {
       long startOffset,
       UUID jobId,
       ZonedDateTime time,
+      List<String> folderValues,
       boolean error) {
     StringBuilder key = new StringBuilder(128);
     for (Part part : error ? errorParts : parts) {
       switch (part) {
         case Literal l -> key.append(l.text());
         case Var v -> key.append(value(v.variable(), topic, partition, startOffset, jobId, time));
+        case FieldVar f ->
+            key.append(
+                f.index() < folderValues.size()
+                    ? folderValues.get(f.index())
+                    : PartitionValue.HIVE_DEFAULT);
       }
     }
     String rendered = collapseSlashes(key.toString());
@@ -226,7 +292,8 @@ public final class ObjectKeyTemplate {
     return out.toString();
   }
 
-  private static List<Part> parse(String variableName, String template) {
+  private static List<Part> parse(
+      String variableName, String template, List<RecordField> recordFields) {
     if (template.startsWith("/")) {
       throw new InvalidKeyTemplateException(
           variableName + "='" + template + "' must not start with '/'; S3 keys are relative");
@@ -237,6 +304,13 @@ public final class ObjectKeyTemplate {
     while (m.find()) {
       addLiteral(variableName, template, template.substring(last, m.start()), parts);
       String name = m.group(1);
+      RecordField field = RecordField.parse(variableName, template, name);
+      if (field != null) {
+        parts.add(new FieldVar(recordFields.size()));
+        recordFields.add(field);
+        last = m.end();
+        continue;
+      }
       try {
         parts.add(new Var(Variable.valueOf(name)));
       } catch (IllegalArgumentException e) {
@@ -247,7 +321,9 @@ public final class ObjectKeyTemplate {
                 + "' uses the unknown variable ${"
                 + name
                 + "}; legal variables: "
-                + legalVariables());
+                + legalVariables()
+                + ", and the record variables "
+                + RecordField.LEGAL_FORMS);
       }
       last = m.end();
     }

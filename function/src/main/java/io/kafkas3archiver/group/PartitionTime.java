@@ -9,7 +9,12 @@ public enum PartitionTime {
   /** Each record's own timestamp: a batch is split at hour edges. */
   RECORD,
   /** The invocation's wall clock. Not idempotent: a retry after an hour edge lands elsewhere. */
-  INGEST;
+  INGEST,
+  /**
+   * The event time in the value ({@code TIME_FIELD}, {@code TIME_FORMAT}); a record without a
+   * usable one falls back to its own Kafka timestamp, and is counted.
+   */
+  FIELD;
 
   /** The name in configuration ({@code PARTITION_TIME}). */
   public String configName() {

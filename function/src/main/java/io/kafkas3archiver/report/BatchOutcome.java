@@ -8,25 +8,46 @@ import java.util.function.ToIntFunction;
 
 /**
  * What happened to one batch, per topic. Every record in is accounted for: {@code recordsIn =
- * recordsWritten + recordsErrored + tombstonesSkipped + recordsFailed + recordsAlreadyArchived}.
+ * recordsWritten + recordsErrored + tombstonesSkipped + recordsFailed + recordsAlreadyArchived +
+ * recordsDeferred}. {@code deferredFrom} holds, per topic-partition, the first offset the fan-out
+ * guard held back; those are reported as batch item failures, but are not failures: {@link
+ * #succeeded()} ignores them.
  */
 public record BatchOutcome(
-    List<TopicOutcome> topics, List<Failure> failures, List<TableCommit> commits) {
+    List<TopicOutcome> topics,
+    List<Failure> failures,
+    List<TableCommit> commits,
+    Map<String, Long> deferredFrom) {
 
   public BatchOutcome {
     topics = List.copyOf(topics);
     failures = List.copyOf(failures);
     commits = List.copyOf(commits);
+    deferredFrom = Map.copyOf(deferredFrom);
   }
 
   /** An object-format batch: no table commits. */
   public BatchOutcome(List<TopicOutcome> topics, List<Failure> failures) {
-    this(topics, failures, List.of());
+    this(topics, failures, List.of(), Map.of());
+  }
+
+  /** A table-format batch, nothing deferred. */
+  public BatchOutcome(
+      List<TopicOutcome> topics, List<Failure> failures, List<TableCommit> commits) {
+    this(topics, failures, commits, Map.of());
   }
 
   /** Records a table commit skipped because an earlier delivery had committed them. */
   public int recordsAlreadyCommitted() {
     return commits.stream().mapToInt(TableCommit::recordsAlreadyCommitted).sum();
+  }
+
+  public int recordsDeferred() {
+    return sum(TopicOutcome::recordsDeferred);
+  }
+
+  public int timeFallbacks() {
+    return sum(TopicOutcome::timeFallbacks);
   }
 
   public boolean succeeded() {
@@ -87,9 +108,12 @@ public record BatchOutcome(
         .orElse(-1);
   }
 
-  /** For each topic-partition that has unwritten records, its first unwritten offset. */
+  /**
+   * For each topic-partition that has unwritten records (failed or deferred), its first unwritten
+   * offset: what the batch item failures report.
+   */
   public Map<String, Long> firstUnwrittenOffsets() {
-    Map<String, Long> offsets = new TreeMap<>();
+    Map<String, Long> offsets = new TreeMap<>(deferredFrom);
     for (Failure f : failures) {
       f.firstOffsets().forEach((tp, offset) -> offsets.merge(tp, offset, Math::min));
     }

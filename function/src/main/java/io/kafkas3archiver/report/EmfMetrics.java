@@ -57,13 +57,38 @@ public final class EmfMetrics {
     }
   }
 
+  /**
+   * Records whose time field was missing or unreadable, placed by their Kafka timestamp instead
+   * (DESIGN §8). Sent only under {@code PARTITION_TIME=field}; not in {@link Metric}, whose set the
+   * stack's alarms and dashboard mirror for every configuration.
+   */
+  public static final String TIME_FALLBACKS = "TimeFallbacks";
+
+  /**
+   * Records the fan-out guard held back for redelivery. Sent only when records choose their folders
+   * (a record variable in KEY_TEMPLATE, or {@code PARTITION_TIME=field}).
+   */
+  public static final String RECORDS_DEFERRED = "RecordsDeferred";
+
   private static final JsonFactory FACTORY = new JsonFactory();
   private final PrintStream out;
   private final String title;
+  private final boolean timeField;
+  private final boolean partitioned;
 
   public EmfMetrics(PrintStream out, String title) {
+    this(out, title, false, false);
+  }
+
+  /**
+   * {@code timeField}: add TimeFallbacks; {@code partitioned}: add RecordsDeferred. Each is sent in
+   * every document once configured, zeros included, so its alarm never sees missing data.
+   */
+  public EmfMetrics(PrintStream out, String title, boolean timeField, boolean partitioned) {
     this.out = out;
     this.title = title;
+    this.timeField = timeField;
+    this.partitioned = partitioned;
   }
 
   /**
@@ -91,11 +116,20 @@ public final class EmfMetrics {
     }
   }
 
+  private List<String> extras() {
+    if (timeField && partitioned) {
+      return List.of(TIME_FALLBACKS, RECORDS_DEFERRED);
+    }
+    return timeField
+        ? List.of(TIME_FALLBACKS)
+        : partitioned ? List.of(RECORDS_DEFERRED) : List.of();
+  }
+
   private String latencyDocument(String topic, List<Long> latencies, long nowMillis) {
     StringWriter text = new StringWriter(256 + latencies.size() * 6);
     try (JsonGenerator g = FACTORY.createGenerator(text)) {
       g.writeStartObject();
-      writeHeader(g, List.of(Metric.UPLOAD_LATENCY), nowMillis);
+      writeHeader(g, List.of(Metric.UPLOAD_LATENCY), List.of(), nowMillis);
       g.writeStringField("Title", title);
       g.writeStringField("Topic", topic);
       writeLatencies(g, latencies);
@@ -106,7 +140,9 @@ public final class EmfMetrics {
     return text.toString();
   }
 
-  private void writeHeader(JsonGenerator g, List<Metric> metrics, long nowMillis)
+  /** {@code counts}: further metrics of unit Count, by name (TimeFallbacks, RecordsDeferred). */
+  private void writeHeader(
+      JsonGenerator g, List<Metric> metrics, List<String> counts, long nowMillis)
       throws IOException {
     g.writeObjectFieldStart("_aws");
     g.writeNumberField("Timestamp", nowMillis);
@@ -127,6 +163,12 @@ public final class EmfMetrics {
       g.writeStartObject();
       g.writeStringField("Name", m.metricName());
       g.writeStringField("Unit", m.unit());
+      g.writeEndObject();
+    }
+    for (String count : counts) {
+      g.writeStartObject();
+      g.writeStringField("Name", count);
+      g.writeStringField("Unit", "Count");
       g.writeEndObject();
     }
     g.writeEndArray();
@@ -161,7 +203,7 @@ public final class EmfMetrics {
         }
         metrics.add(m);
       }
-      writeHeader(g, metrics, nowMillis);
+      writeHeader(g, metrics, extras(), nowMillis);
       g.writeStringField("Title", title);
       g.writeStringField("Topic", t.topic());
       g.writeNumberField(Metric.RECORDS_IN.metricName(), t.recordsIn());
@@ -192,6 +234,12 @@ public final class EmfMetrics {
         g.writeNumberField(
             Metric.RECORDS_ALREADY_COMMITTED.metricName(),
             commits.stream().mapToInt(TableCommit::recordsAlreadyCommitted).sum());
+      }
+      if (timeField) {
+        g.writeNumberField(TIME_FALLBACKS, t.timeFallbacks());
+      }
+      if (partitioned) {
+        g.writeNumberField(RECORDS_DEFERRED, t.recordsDeferred());
       }
       g.writeEndObject();
     } catch (IOException e) {

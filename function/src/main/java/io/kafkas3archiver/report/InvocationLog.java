@@ -66,6 +66,18 @@ public final class InvocationLog {
           g.writeNumberField("tombstonesSkipped", o.tombstonesSkipped());
           g.writeNumberField("recordsFailed", o.recordsFailed());
           g.writeNumberField("recordsAlreadyArchived", o.recordsAlreadyArchived());
+          if (o.recordsDeferred() > 0) {
+            // The fan-out guard's doing, not a failure: these come back as a new batch.
+            g.writeNumberField("recordsDeferred", o.recordsDeferred());
+            g.writeObjectFieldStart("deferredFrom");
+            for (var e : new java.util.TreeMap<>(o.deferredFrom()).entrySet()) {
+              g.writeNumberField(e.getKey(), e.getValue());
+            }
+            g.writeEndObject();
+          }
+          if (o.timeFallbacks() > 0) {
+            g.writeNumberField("timeFallbacks", o.timeFallbacks());
+          }
           g.writeNumberField("objectsWritten", o.objects().size());
           g.writeNumberField(
               "bytesBeforeCompression",

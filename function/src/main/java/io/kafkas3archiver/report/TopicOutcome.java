@@ -5,10 +5,13 @@ import java.util.List;
 
 /**
  * What happened to one topic's records in a batch: {@code recordsIn = recordsWritten +
- * recordsErrored + tombstonesSkipped + recordsFailed + recordsAlreadyArchived}. Failed records are
- * in groups whose objects were not written; they will be redelivered. Already archived records were
- * found in objects an earlier delivery of the same offsets wrote, so nothing was written. {@code
- * rejected} are the records written to error objects, for the DEBUG log lines.
+ * recordsErrored + tombstonesSkipped + recordsFailed + recordsAlreadyArchived + recordsDeferred}.
+ * Failed records are in groups whose objects were not written; deferred ones were held back by the
+ * fan-out guard. Both will be redelivered. Already archived records were found in objects an
+ * earlier delivery of the same offsets wrote, so nothing was written. {@code rejected} are the
+ * records written to error objects, for the DEBUG log lines. {@code timeFallbacks} counts records
+ * placed by their Kafka timestamp because their time field was missing or unreadable ({@code
+ * PARTITION_TIME=field}).
  */
 public record TopicOutcome(
     String topic,
@@ -21,11 +24,41 @@ public record TopicOutcome(
     long earliestTimestamp,
     List<WrittenObject> objects,
     int failedUploadRetries,
-    List<RejectedRecord> rejected) {
+    List<RejectedRecord> rejected,
+    int recordsDeferred,
+    int timeFallbacks) {
 
   public TopicOutcome {
     objects = List.copyOf(objects);
     rejected = List.copyOf(rejected);
+  }
+
+  public TopicOutcome(
+      String topic,
+      int recordsIn,
+      int recordsWritten,
+      int recordsErrored,
+      int tombstonesSkipped,
+      int recordsFailed,
+      int recordsAlreadyArchived,
+      long earliestTimestamp,
+      List<WrittenObject> objects,
+      int failedUploadRetries,
+      List<RejectedRecord> rejected) {
+    this(
+        topic,
+        recordsIn,
+        recordsWritten,
+        recordsErrored,
+        tombstonesSkipped,
+        recordsFailed,
+        recordsAlreadyArchived,
+        earliestTimestamp,
+        objects,
+        failedUploadRetries,
+        rejected,
+        0,
+        0);
   }
 
   /**

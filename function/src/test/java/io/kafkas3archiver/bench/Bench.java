@@ -51,9 +51,10 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
  * rounds, medians.
  *
  * <p>System properties: {@code bench.rounds} (throughput rounds, 21), {@code bench.e2eRounds} (9),
- * {@code bench.coldRounds} (5), {@code bench.sections} (throughput,event,e2e,cold,heap), {@code
- * bench.heap} ({@code gzip}: each format with none and gzip; {@code all}; {@code none}), {@code
- * bench.memoryMb} (1024, as deployed), {@code bench.jar}.
+ * {@code bench.coldRounds} (5), {@code bench.sections}
+ * (throughput,event,partitioning,e2e,cold,heap), {@code bench.partitionRounds} (= bench.rounds),
+ * {@code bench.heap} ({@code gzip}: each format with none and gzip; {@code all}; {@code none}),
+ * {@code bench.memoryMb} (1024, as deployed), {@code bench.jar}.
  */
 public final class Bench {
   private static final PrintStream OUT = System.out;
@@ -102,7 +103,8 @@ public final class Bench {
 
     List<String> sections =
         List.of(
-            System.getProperty("bench.sections", "throughput,event,e2e,requests,cold,heap")
+            System.getProperty(
+                    "bench.sections", "throughput,event,partitioning,e2e,requests,cold,heap")
                 .split(","));
     Map<Combo, Double> e2eMs = new LinkedHashMap<>();
     if (sections.contains("throughput")) {
@@ -110,6 +112,11 @@ public final class Bench {
     }
     if (sections.contains("event")) {
       eventPath(batch, 2 * rounds);
+    }
+    if (sections.contains("partitioning")) {
+      OUT.println();
+      OUT.println("## Partitioning by record content (issue 17): in memory, objects discarded");
+      PartitioningBench.run(OUT, batch, Integer.getInteger("bench.partitionRounds", rounds));
     }
     long heapFloorBytes = 0;
     try (S3ProxyServer s3 = S3ProxyServer.inMemory()) {

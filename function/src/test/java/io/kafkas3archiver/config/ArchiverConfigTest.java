@@ -106,7 +106,8 @@ class ArchiverConfigTest {
   @Test
   void shouldRejectAnUnknownPartitionTime() {
     assertThatThrownBy(() -> ArchiverConfig.fromEnv(env("PARTITION_TIME", "daily")))
-        .hasMessage("PARTITION_TIME='daily' is not valid; legal values: batch, record, ingest");
+        .hasMessage(
+            "PARTITION_TIME='daily' is not valid; legal values: batch, record, ingest, field");
   }
 
   @Test

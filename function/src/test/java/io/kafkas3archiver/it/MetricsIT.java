@@ -33,6 +33,8 @@ class MetricsIT {
       """;
 
   private static final Map<String, String> UNITS = new LinkedHashMap<>();
+  private static final java.util.concurrent.atomic.AtomicInteger RUNS =
+      new java.util.concurrent.atomic.AtomicInteger();
 
   static {
     UNITS.put("RecordsIn", "Count");
@@ -65,6 +67,8 @@ class MetricsIT {
           .with("KEY_PREFIX", "metrics-" + System.nanoTime())
           .with("TITLE", "S3_Event_Archive_Prod")
           .with("LOG_LEVEL", logLevel)
+          // Each run its own prefix: the same batch again would meet its objects and write none.
+          .with("KEY_PREFIX", "run-" + RUNS.incrementAndGet())
           .handler()
           .invoke(EVENT);
       List<JsonNode> lines = new java.util.ArrayList<>();

@@ -72,6 +72,9 @@ class ExactlyOnceIT {
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final long T0 = 1_784_000_000_000L - 1_784_000_000_000L % 3_600_000L;
   private static final List<String> PARTITIONS = List.of("orders-0", "orders-1", "audit.log-7");
+  private static final String FIELD_TEMPLATE =
+      "${KEY_PREFIX}/${OBJECT_NAME}/r=${value.r}/year=${YEAR}/month=${MONTH}/day=${DAY}"
+          + "/hour=${HOUR}/${JOB_ID}";
 
   private static S3ProxyServer server;
   private static FaultProxy proxy;
@@ -99,7 +102,10 @@ class ExactlyOnceIT {
             Arguments.of("batch", true, "csv"),
             Arguments.of("record", true, "csv"),
             Arguments.of("batch", false, "csv"),
-            Arguments.of("record", false, "parquet"))
+            Arguments.of("record", false, "parquet"),
+            // A field template with PARTITION_TIME=field and a tight fan-out guard: a partition's
+            // offsets interleave across region and event-hour folders, and deliveries defer.
+            Arguments.of("field", true, "csv"))
         .filter(a -> (a.get()[0] + "-" + a.get()[1] + "-" + a.get()[2]).startsWith(only));
   }
 
@@ -195,7 +201,17 @@ class ExactlyOnceIT {
               switch (rnd.nextInt(12)) {
                 case 0 -> "plain text, an error row under csv and parquet " + offset;
                 case 1 -> null;
-                default -> "{\"n\":" + offset + ",\"s\":\"v" + rnd.nextInt(1000) + "\"}";
+                default ->
+                    "{\"n\":"
+                        + offset
+                        + ",\"s\":\"v"
+                        + rnd.nextInt(1000)
+                        + "\",\"r\":\"r"
+                        + rnd.nextInt(4)
+                        + "\",\"t\":"
+                        // Event time: the Kafka time, or up to three hours earlier (one in four).
+                        + (rnd.nextInt(4) == 0 ? ts - rnd.nextInt(3) * 3_600_000L - 60_000L : ts)
+                        + "}";
               };
           rs.add(
               Rec.of(
@@ -293,6 +309,14 @@ class ExactlyOnceIT {
             .with("PARTITION_TIME", partitionTime)
             .with("INCLUDE_KAFKA_METADATA", "true")
             .with("REPORT_BATCH_ITEM_FAILURES", Boolean.toString(report));
+    if (partitionTime.equals("field")) {
+      harness =
+          harness
+              .with("KEY_TEMPLATE", FIELD_TEMPLATE)
+              .with("TIME_FIELD", "t")
+              .with("TIME_FORMAT", "epoch_millis")
+              .with("MAX_FOLDERS_PER_PARTITION", "3");
+    }
     Instance first = instance(harness.config());
     Instance second = instance(harness.config());
     Log log = new Log();

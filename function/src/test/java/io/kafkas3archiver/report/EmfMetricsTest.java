@@ -54,6 +54,40 @@ class EmfMetricsTest {
         .satisfies(d -> assertThat(d.get("UploadLatency").size()).isEqualTo(1));
   }
 
+  @Test
+  void shouldSendThePartitioningCountsOnceBesideSplitLatencies() throws Exception {
+    List<WrittenObject> objects = new ArrayList<>();
+    for (int i = 0; i < 150; i++) {
+      objects.add(new WrittenObject("k" + i, WrittenObject.Kind.DATA, 1, 10, 10, 1, 1000 + i));
+    }
+    TopicOutcome topic =
+        new TopicOutcome("t", 157, 150, 0, 0, 0, 0, 1_000L, objects, 0, List.of(), 7, 3);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    new EmfMetrics(new PrintStream(out, true, StandardCharsets.UTF_8), "title", true, true)
+        .publish(new BatchOutcome(List.of(topic), List.of()), 2_000L);
+    List<JsonNode> documents = new ArrayList<>();
+    for (String line : out.toString(StandardCharsets.UTF_8).split("\n")) {
+      documents.add(JSON.readTree(line));
+    }
+
+    assertThat(documents).hasSize(2);
+    for (JsonNode d : documents) {
+      List<String> declared = new ArrayList<>();
+      d.at("/_aws/CloudWatchMetrics/0/Metrics").forEach(m -> declared.add(m.get("Name").asText()));
+      declared.forEach(name -> assertThat(d.has(name)).as(name).isTrue());
+    }
+    assertThat(documents.stream().filter(d -> d.has(EmfMetrics.TIME_FALLBACKS)).toList())
+        .singleElement()
+        .satisfies(
+            d -> {
+              assertThat(d.get(EmfMetrics.TIME_FALLBACKS).asInt()).isEqualTo(3);
+              assertThat(d.get(EmfMetrics.RECORDS_DEFERRED).asInt()).isEqualTo(7);
+              assertThat(d.at("/_aws/CloudWatchMetrics/0/Metrics").toString())
+                  .contains("\"Name\":\"TimeFallbacks\",\"Unit\":\"Count\"")
+                  .contains("\"Name\":\"RecordsDeferred\",\"Unit\":\"Count\"");
+            });
+  }
+
   private static List<JsonNode> publish(BatchOutcome outcome) throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     new EmfMetrics(new PrintStream(out, true, StandardCharsets.UTF_8), "title")

@@ -25,6 +25,18 @@ public final class EventBuilder {
   /** Adds a record; a null value is a tombstone, a null key means none. */
   public EventBuilder add(
       String topic, int partition, long offset, long timestamp, String key, byte[] value) {
+    return add(topic, partition, offset, timestamp, key, value, java.util.Map.of());
+  }
+
+  /** Adds a record with these headers besides the usual {@code source=test}. */
+  public EventBuilder add(
+      String topic,
+      int partition,
+      long offset,
+      long timestamp,
+      String key,
+      byte[] value,
+      java.util.Map<String, byte[]> extraHeaders) {
     ArrayNode list = (ArrayNode) records.get(topic + "-" + partition);
     if (list == null) {
       list = records.putArray(topic + "-" + partition);
@@ -48,6 +60,13 @@ public final class EventBuilder {
     for (byte b : "test".getBytes(StandardCharsets.UTF_8)) {
       bytes.add(b);
     }
+    extraHeaders.forEach(
+        (headerName, headerValue) -> {
+          ArrayNode extra = headers.addObject().putArray(headerName);
+          for (byte b : headerValue) {
+            extra.add(b);
+          }
+        });
     return this;
   }
 

@@ -38,6 +38,9 @@ public record ArchiverSettings(
     String keyPrefix,
     Optional<String> keyTemplate,
     String partitionTime,
+    Optional<String> timeField,
+    Optional<String> timeFormat,
+    int maxFoldersPerPartition,
     String timeZone,
     boolean includeKafkaMetadata,
     String logLevel,
@@ -102,6 +105,7 @@ public record ArchiverSettings(
     String glueDatabaseName,
     String athenaTableName,
     List<String> athenaColumns,
+    Map<String, List<String>> athenaPartitionValues,
     List<String> droppedSecrets) {
 
   /** Where the records come from. */
@@ -163,6 +167,9 @@ public record ArchiverSettings(
           "keyPrefix",
           "keyTemplate",
           "partitionTime",
+          "timeField",
+          "timeFormat",
+          "maxFoldersPerPartition",
           "timeZone",
           "includeKafkaMetadata",
           "logLevel",
@@ -219,7 +226,12 @@ public record ArchiverSettings(
           "athena",
           "glueDatabaseName",
           "athenaTableName",
-          "athenaColumns");
+          "athenaColumns",
+          "athenaPartitionValues");
+
+  /** {@code ${value.…}}, {@code ${key}}, {@code ${header.…}}: the function's record variables. */
+  private static final Pattern RECORD_VARIABLE =
+      Pattern.compile("\\$\\{(value(\\.[^}]*)?|key|header\\.[^}]*)}");
 
   private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
   private static final Pattern GROUP_ID = Pattern.compile("[a-zA-Z0-9\\-/*:_+=.@]{1,200}");
@@ -327,14 +339,41 @@ public record ArchiverSettings(
               + " with transitionStorageClass=STANDARD_IA: S3 requires at least 30 days before"
               + " STANDARD_IA; use 30 or more, or INTELLIGENT_TIERING / GLACIER_IR");
     }
-    // The Glue table's partition projection describes the default year=/month=/day=/hour=
-    // layout only.
-    if (athena && keyTemplate.isPresent()) {
+    // The Glue table's partition projection follows keyTemplate (AthenaTable), which refuses at
+    // synth a layout projection cannot describe.
+    if (keyTemplate.isPresent()
+        && RECORD_VARIABLE.matcher(keyTemplate.get()).find()
+        && partitionTime.equals("batch")) {
       throw new IllegalArgumentException(
-          "athena=true needs the default key layout (no keyTemplate): the table's partition"
-              + " projection cannot describe keyTemplate='"
+          "partitionTime=batch cannot be used with keyTemplate='"
               + keyTemplate.get()
-              + "'");
+              + "', which partitions by record content: a redelivery's time folder would depend"
+              + " on where it starts, so the function refuses it at cold start; legal values with"
+              + " record variables: record (the default for such a template)");
+    }
+    if (partitionTime.equals("field") && timeField.isEmpty()) {
+      throw new IllegalArgumentException(
+          "partitionTime=field needs timeField, the dotted path of the event time in the value"
+              + " (e.g. eventTime or meta.createdAt)");
+    }
+    if (!partitionTime.equals("field") && (timeField.isPresent() || timeFormat.isPresent())) {
+      throw new IllegalArgumentException(
+          "timeField and timeFormat take the time folders from the value, which needs"
+              + " partitionTime=field (it is "
+              + partitionTime
+              + "); set partitionTime=field or remove them");
+    }
+    range("maxFoldersPerPartition", maxFoldersPerPartition, 1, 10_000);
+    boolean recordsChooseFolders =
+        partitionTime.equals("field")
+            || keyTemplate.filter(t -> RECORD_VARIABLE.matcher(t).find()).isPresent();
+    if (recordsChooseFolders && !(provisionedPollers && reportBatchItemFailures)) {
+      // The function refuses this at cold start: its fan-out guard defers through batch item
+      // failures, which only a provisioned mapping with ReportBatchItemFailures honours.
+      throw new IllegalArgumentException(
+          "a keyTemplate with record variables or partitionTime=field needs"
+              + " reportBatchItemFailures=true and provisionedPollers=true: the fan-out guard"
+              + " defers the rest of a partition through batch item failures");
     }
     if (onFailure == OnFailure.S3 && onFailureBucketArn.isEmpty()) {
       throw new IllegalArgumentException("onFailureBucketArn is required when onFailure=s3");
@@ -392,6 +431,22 @@ public record ArchiverSettings(
       }
     }
     athenaColumns = List.copyOf(athenaColumns);
+    athenaPartitionValues.forEach(
+        (column, values) ->
+            values.forEach(
+                v -> {
+                  // The function escapes anything else as %XX; an enum must list the key's form.
+                  if (!v.matches("[A-Za-z0-9._-]+")) {
+                    throw new IllegalArgumentException(
+                        "athenaPartitionValues: the value '"
+                            + v
+                            + "' of "
+                            + column
+                            + " holds characters the key escapes; list values of letters, digits"
+                            + " and . _ - only, or leave the column injected");
+                  }
+                }));
+    athenaPartitionValues = Map.copyOf(athenaPartitionValues);
     droppedSecrets = List.copyOf(droppedSecrets);
     bootstrapServers = List.copyOf(bootstrapServers);
     subnetIds = List.copyOf(subnetIds);
@@ -514,7 +569,18 @@ public record ArchiverSettings(
         r.choice("compression", "none", "none", "gzip", "snappy", "zstd"),
         r.string("keyPrefix", "condense").replaceAll("/+$", ""),
         get.apply("keyTemplate"),
-        r.choice("partitionTime", "batch", "batch", "record", "ingest"),
+        r.choice(
+            "partitionTime",
+            get.apply("keyTemplate").filter(t -> RECORD_VARIABLE.matcher(t).find()).isPresent()
+                ? "record"
+                : "batch",
+            "batch",
+            "record",
+            "ingest",
+            "field"),
+        get.apply("timeField"),
+        get.apply("timeFormat"),
+        r.integer("maxFoldersPerPartition", 100),
         r.string("timeZone", "UTC"),
         r.bool("includeKafkaMetadata", false),
         r.choice("logLevel", "INFO", "DEBUG", "INFO", "WARN", "ERROR"),
@@ -594,6 +660,7 @@ public record ArchiverSettings(
         r.string("glueDatabaseName", sqlName(title)),
         r.string("athenaTableName", sqlName(inputTopic)),
         r.list("athenaColumns"),
+        partitionValues(get.apply("athenaPartitionValues")),
         dropped);
   }
 
@@ -662,6 +729,30 @@ public record ArchiverSettings(
                         + legal);
               }
             });
+  }
+
+  /**
+   * {@code region=eu-west-1|us-east-1;tenant=acme|globex}: the values of record-variable columns
+   * that Athena projects as {@code enum} instead of {@code injected}.
+   */
+  static Map<String, List<String>> partitionValues(Optional<String> raw) {
+    Map<String, List<String>> values = new LinkedHashMap<>();
+    if (raw.isEmpty()) {
+      return values;
+    }
+    for (String entry : raw.get().split(";")) {
+      int eq = entry.indexOf('=');
+      if (eq <= 0 || eq == entry.length() - 1) {
+        throw new IllegalArgumentException(
+            "athenaPartitionValues entry '"
+                + entry
+                + "' is not column=value|value (e.g. region=eu-west-1|us-east-1)");
+      }
+      values.put(
+          entry.substring(0, eq).trim(),
+          Arrays.stream(entry.substring(eq + 1).split("\\|")).map(String::trim).toList());
+    }
+    return values;
   }
 
   /**

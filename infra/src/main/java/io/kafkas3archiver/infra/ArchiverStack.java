@@ -380,6 +380,9 @@ public final class ArchiverStack extends Stack {
     // Blank means unset to the function (DESIGN §2), so every name is always present.
     env.put("KEY_TEMPLATE", s.keyTemplate().orElse(""));
     env.put("PARTITION_TIME", s.partitionTime());
+    env.put("TIME_FIELD", s.timeField().orElse(""));
+    env.put("TIME_FORMAT", s.timeFormat().orElse(""));
+    env.put("MAX_FOLDERS_PER_PARTITION", Integer.toString(s.maxFoldersPerPartition()));
     env.put("TIME_ZONE", s.timeZone());
     env.put("INCLUDE_KAFKA_METADATA", Boolean.toString(s.includeKafkaMetadata()));
     env.put("CREDENTIALS_SECRET_ARN", credentialsSecretArn.orElse(""));

@@ -1,7 +1,11 @@
 package io.kafkas3archiver.infra;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import software.amazon.awscdk.Aws;
 import software.amazon.awscdk.services.glue.CfnDatabase;
 import software.amazon.awscdk.services.glue.CfnTable;
@@ -12,8 +16,9 @@ import software.amazon.awscdk.services.glue.CfnTable.TableInputProperty;
 import software.constructs.Construct;
 
 /**
- * A Glue database and table over {@code <prefix>/<topic>/year=/month=/day=/hour=}, with partition
- * projection, so Athena reads the archive with no crawler and no MSCK REPAIR.
+ * A Glue database and table over the archive's key layout, with partition projection, so Athena
+ * reads the archive with no crawler and no MSCK REPAIR. The partition columns follow {@code
+ * keyTemplate} (default {@code <prefix>/<topic>/year=/month=/day=/hour=}): see {@link Layout}.
  *
  * <ul>
  *   <li>ndjson without {@code athenaColumns}: one {@code line} column holding each raw JSON row
@@ -76,6 +81,7 @@ final class AthenaTable {
                   .build());
     }
 
+    Layout layout = Layout.of(s.keyTemplate().orElse(Layout.DEFAULT), s.athenaPartitionValues());
     CfnTable table =
         CfnTable.Builder.create(scope, "AthenaTable")
             .catalogId(Aws.ACCOUNT_ID)
@@ -86,12 +92,8 @@ final class AthenaTable {
                     .description("Archive of Kafka topic " + s.inputTopic())
                     .tableType("EXTERNAL_TABLE")
                     .partitionKeys(
-                        List.of(
-                            column("year", "string"),
-                            column("month", "string"),
-                            column("day", "string"),
-                            column("hour", "string")))
-                    .parameters(projection(s, location, parquet))
+                        layout.columns().stream().map(c -> column(c.name(), "string")).toList())
+                    .parameters(projection(layout, location, parquet))
                     .storageDescriptor(sd.build())
                     .build())
             .build();
@@ -99,26 +101,144 @@ final class AthenaTable {
     return table;
   }
 
-  private static Map<String, String> projection(
-      ArchiverSettings s, String location, boolean parquet) {
-    return Map.ofEntries(
-        Map.entry("classification", parquet ? "parquet" : "json"),
-        Map.entry("projection.enabled", "true"),
-        Map.entry("projection.year.type", "integer"),
-        Map.entry("projection.year.range", PROJECTION_START_YEAR + ",2099"),
-        Map.entry("projection.year.digits", "4"),
-        Map.entry("projection.month.type", "integer"),
-        Map.entry("projection.month.range", "1,12"),
-        Map.entry("projection.month.digits", "2"),
-        Map.entry("projection.day.type", "integer"),
-        Map.entry("projection.day.range", "1,31"),
-        Map.entry("projection.day.digits", "2"),
-        Map.entry("projection.hour.type", "integer"),
-        Map.entry("projection.hour.range", "0,23"),
-        Map.entry("projection.hour.digits", "2"),
-        Map.entry(
-            "storage.location.template",
-            location + "year=${year}/month=${month}/day=${day}/hour=${hour}/"));
+  private static Map<String, String> projection(Layout layout, String location, boolean parquet) {
+    Map<String, String> p = new LinkedHashMap<>();
+    p.put("classification", parquet ? "parquet" : "json");
+    p.put("projection.enabled", "true");
+    for (Layout.Column c : layout.columns()) {
+      c.projection().forEach((k, v) -> p.put("projection." + c.name() + "." + k, v));
+    }
+    p.put("storage.location.template", location + layout.locationTemplate());
+    return p;
+  }
+
+  /**
+   * The partition columns a key template gives, in order, or the reason projection cannot describe
+   * it. Every folder after {@code ${KEY_PREFIX}/${OBJECT_NAME}/} must be {@code name=${VARIABLE}}
+   * with a lower-case column name; the last segment is the file name.
+   *
+   * <ul>
+   *   <li>{@code ${YEAR}}, {@code ${MONTH}}, {@code ${DAY}}, {@code ${HOUR}}: {@code integer}
+   *       projection with the zero padding the function writes (the layout stays as before).
+   *   <li>{@code ${DATE}}: {@code date} projection, {@code yyyy-MM-dd}, one day apart, from 2020.
+   *   <li>{@code ${value.<path>}}, {@code ${key}}, {@code ${header.<name>}}: {@code injected}
+   *       projection (queries must name the value in WHERE), or {@code enum} when {@code
+   *       athenaPartitionValues} lists the column's values; the enum always includes {@code
+   *       __HIVE_DEFAULT_PARTITION__}, where records without the value are.
+   * </ul>
+   */
+  record Layout(List<Column> columns) {
+    static final String DEFAULT =
+        "${KEY_PREFIX}/${OBJECT_NAME}/year=${YEAR}/month=${MONTH}/day=${DAY}/hour=${HOUR}/${JOB_ID}";
+    private static final String HEAD = "${KEY_PREFIX}/${OBJECT_NAME}/";
+    private static final Pattern FOLDER = Pattern.compile("([a-z_][a-z0-9_]*)=\\$\\{([^}]+)}");
+    private static final Pattern RECORD_VARIABLE =
+        Pattern.compile("value(\\.[^.\\[\\]*]+)+|key|header\\.[^}]+");
+
+    record Column(String name, Map<String, String> projection) {}
+
+    String locationTemplate() {
+      StringBuilder t = new StringBuilder();
+      columns.forEach(c -> t.append(c.name()).append("=${").append(c.name()).append("}/"));
+      return t.toString();
+    }
+
+    static Layout of(String template, Map<String, List<String>> enumValues) {
+      if (!template.startsWith(HEAD)) {
+        throw refuse(template, "it does not begin with " + HEAD);
+      }
+      String[] segments = template.substring(HEAD.length()).split("/", -1);
+      List<Column> columns = new ArrayList<>();
+      for (int i = 0; i < segments.length - 1; i++) {
+        Matcher m = FOLDER.matcher(segments[i]);
+        if (!m.matches()) {
+          throw refuse(
+              template,
+              "the folder '"
+                  + segments[i]
+                  + "' is not name=${VARIABLE} with one variable and a lower-case column name,"
+                  + " so Athena cannot name it as a partition column");
+        }
+        String name = m.group(1);
+        String variable = m.group(2);
+        if (columns.stream().anyMatch(c -> c.name().equals(name))) {
+          throw refuse(template, "the column '" + name + "' appears twice");
+        }
+        columns.add(new Column(name, projection(template, name, variable, enumValues)));
+      }
+      if (columns.isEmpty()) {
+        throw refuse(template, "it has no folders to partition by");
+      }
+      for (String listed : enumValues.keySet()) {
+        if (columns.stream().noneMatch(c -> c.name().equals(listed))) {
+          throw new IllegalArgumentException(
+              "athenaPartitionValues lists values for '"
+                  + listed
+                  + "', which is not a record-variable column of keyTemplate='"
+                  + template
+                  + "'");
+        }
+      }
+      return new Layout(List.copyOf(columns));
+    }
+
+    private static Map<String, String> projection(
+        String template, String name, String variable, Map<String, List<String>> enumValues) {
+      Map<String, String> p = new LinkedHashMap<>();
+      switch (variable) {
+        case "YEAR" -> integer(p, PROJECTION_START_YEAR + ",2099", "4");
+        case "MONTH" -> integer(p, "1,12", "2");
+        case "DAY" -> integer(p, "1,31", "2");
+        case "HOUR" -> integer(p, "0,23", "2");
+        case "DATE" -> {
+          p.put("type", "date");
+          p.put("format", "yyyy-MM-dd");
+          p.put("range", PROJECTION_START_YEAR + "-01-01,NOW");
+          p.put("interval", "1");
+          p.put("interval.unit", "DAYS");
+        }
+        default -> {
+          if (!RECORD_VARIABLE.matcher(variable).matches()) {
+            throw refuse(
+                template,
+                "the folder "
+                    + name
+                    + "=${"
+                    + variable
+                    + "} has no projection: only ${YEAR}, ${MONTH}, ${DAY}, ${HOUR}, ${DATE} and"
+                    + " the record variables ${value.<path>}, ${key}, ${header.<name>} can be"
+                    + " partition folders");
+          }
+          List<String> values = enumValues.get(name);
+          if (values == null) {
+            p.put("type", "injected");
+          } else {
+            List<String> all = new ArrayList<>(values);
+            if (!all.contains("__HIVE_DEFAULT_PARTITION__")) {
+              all.add("__HIVE_DEFAULT_PARTITION__");
+            }
+            p.put("type", "enum");
+            p.put("values", String.join(",", all));
+          }
+        }
+      }
+      return p;
+    }
+
+    private static void integer(Map<String, String> p, String range, String digits) {
+      p.put("type", "integer");
+      p.put("range", range);
+      p.put("digits", digits);
+    }
+
+    private static IllegalArgumentException refuse(String template, String why) {
+      return new IllegalArgumentException(
+          "athena=true cannot project keyTemplate='"
+              + template
+              + "': "
+              + why
+              + "; use name=${VARIABLE} folders, or set athena=false");
+    }
   }
 
   private static ColumnProperty column(String name, String type) {

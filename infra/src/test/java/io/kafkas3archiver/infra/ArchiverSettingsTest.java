@@ -113,6 +113,67 @@ class ArchiverSettingsTest {
   }
 
   @Test
+  void shouldDefaultToRecordTimeForARecordVariableAndRefuseBatch() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("keyTemplate", "${KEY_PREFIX}/${OBJECT_NAME}/r=${value.region}/hour=${HOUR}/${JOB_ID}");
+    assertThat(ArchiverSettings.from(c).partitionTime()).isEqualTo("record");
+    assertThat(ArchiverSettings.from(Fixtures.mskDefaults()).partitionTime()).isEqualTo("batch");
+
+    c.put("partitionTime", "batch");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessageContaining("partitionTime=batch cannot be used with keyTemplate=")
+        .hasMessageContaining("legal values with record variables: record");
+  }
+
+  @Test
+  void shouldPassTheEventTimeFieldAndTheFanOutGuardToTheFunction() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("partitionTime", "field");
+    c.put("timeField", "meta.eventTime");
+    c.put("timeFormat", "epoch_millis");
+    c.put("maxFoldersPerPartition", "25");
+    Map<String, String> env = Templates.environment(Template.fromStack(Fixtures.stack(c)));
+    assertThat(env)
+        .containsEntry("PARTITION_TIME", "field")
+        .containsEntry("TIME_FIELD", "meta.eventTime")
+        .containsEntry("TIME_FORMAT", "epoch_millis")
+        .containsEntry("MAX_FOLDERS_PER_PARTITION", "25");
+
+    Map<String, String> defaults =
+        Templates.environment(
+            Template.fromStack(Fixtures.stack(new LinkedHashMap<>(Fixtures.mskDefaults()))));
+    assertThat(defaults)
+        .containsEntry("TIME_FIELD", "")
+        .containsEntry("TIME_FORMAT", "")
+        .containsEntry("MAX_FOLDERS_PER_PARTITION", "100");
+  }
+
+  @Test
+  void shouldRefuseAtSynthWhatTheFunctionRefusesForEventTimeAndTheGuard() {
+    Map<String, Object> noField = new LinkedHashMap<>(Fixtures.mskDefaults());
+    noField.put("partitionTime", "field");
+    assertThatThrownBy(() -> ArchiverSettings.from(noField))
+        .hasMessageContaining("partitionTime=field needs timeField");
+
+    Map<String, Object> stray = new LinkedHashMap<>(Fixtures.mskDefaults());
+    stray.put("timeFormat", "epoch_seconds");
+    assertThatThrownBy(() -> ArchiverSettings.from(stray))
+        .hasMessageContaining("needs partitionTime=field (it is batch)");
+
+    Map<String, Object> guard = new LinkedHashMap<>(Fixtures.mskDefaults());
+    guard.put("maxFoldersPerPartition", "0");
+    assertThatThrownBy(() -> ArchiverSettings.from(guard))
+        .hasMessageContaining("maxFoldersPerPartition=0 is out of range; legal values: 1..10000");
+
+    Map<String, Object> noItemFailures = new LinkedHashMap<>(Fixtures.mskDefaults());
+    noItemFailures.put(
+        "keyTemplate", "${KEY_PREFIX}/${OBJECT_NAME}/r=${value.region}/hour=${HOUR}/${JOB_ID}");
+    noItemFailures.put("provisionedPollers", "false");
+    assertThatThrownBy(() -> ArchiverSettings.from(noItemFailures))
+        .hasMessageContaining("needs reportBatchItemFailures=true and provisionedPollers=true");
+  }
+
+  @Test
   void shouldRequireTheScramSecretForSelfManagedKafka() {
     Map<String, Object> c = new LinkedHashMap<>(Fixtures.selfManaged());
     c.remove("saslScramSecretArn");
