@@ -51,7 +51,7 @@ public record Claim(long first, long last, int errorRows, List<Segment> segments
    * size cost a few bytes whatever their number ({@code 9*222}); markers after transactions of
    * under 100 records of varying size cost at most 3 bytes each, so at least 583 fit; compaction
    * holes of up to 9 offsets at most 999 apart at most 6 bytes, so 291 fit. A further folder (an
-   * hour edge under {@code PARTITION_TIME=batch}) costs about 38 bytes at 13-digit offsets.
+   * hour edge under {@code PARTITION_TIME=batch}) costs about 39 bytes at 13-digit offsets.
    */
   public static final int METADATA_BYTES = 2048;
 

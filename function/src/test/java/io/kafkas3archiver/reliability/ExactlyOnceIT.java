@@ -61,7 +61,9 @@ import software.amazon.awssdk.services.s3.S3Client;
  * lost after the write (the SDK's retry meets its own object), split halves of a failed batch, two
  * instances holding the same partitions at once, and partial batch responses. Records cross hour
  * edges, some out of timestamp order, and some are error rows (plain text under csv), so data and
- * error objects are both in play.
+ * error objects are both in play. Offsets have gaps, seeded: a transactional producer's commit
+ * markers and compaction holes (see {@link Log}), so restarts often fall on an offset no record
+ * has.
  *
  * <p>After every round DuckDB reads the whole bucket back (data and error objects): no (topic,
  * partition, offset) may appear twice, and every offset below each partition's committed position
