@@ -205,6 +205,29 @@ class ClaimTest {
     }
   }
 
+  @Test
+  void shouldFitAPointerWhoseOffsetsHaveMoreDigitsThanTheClaimItIsCutFrom() {
+    // Held from 1 to 10^17 - 1, then a gap after every 10 to 98 held offsets: cut at the limit, and
+    // a pointer at 10^17 - 1 writes 16 more digits in its first offset and in its segment.
+    long big = 100_000_000_000_000_000L;
+    List<Gap> gaps = new ArrayList<>();
+    long offset = big;
+    for (int i = 0; i < 1_000; i++) {
+      gaps.add(new Gap(offset, offset));
+      offset += 11 + i % 88;
+    }
+    Claim fitted =
+        new Claim(1, offset, 0, List.of(new Segment(1, offset, H1)), gaps)
+            .fitted()
+            .withErrorRows(0);
+
+    Claim pointer = fitted.pointerAt(big - 1, UTC).orElseThrow().claim();
+
+    assertThat(pointer.first()).isEqualTo(big - 1);
+    assertThat(pointer.metadataBytes() - fitted.metadataBytes()).isGreaterThanOrEqualTo(16);
+    assertThat(pointer.metadataBytes()).isLessThanOrEqualTo(Claim.METADATA_BYTES);
+  }
+
   private static String pointer(Claim claim, long cut) {
     var p = claim.pointerAt(cut, UTC).orElseThrow();
     assertThat(p.folder().toEpochSecond())
