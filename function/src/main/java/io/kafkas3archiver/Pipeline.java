@@ -162,14 +162,11 @@ public final class Pipeline implements BatchArchiver {
     List<long[]> seen = claims.computeIfAbsent(tp(group), k -> new ArrayList<>());
     ObjectGroup rest = group;
     while (true) {
-      List<Claim.Segment> segments = grouper.segments(rest);
-      ObjectGroup piece = rest;
-      if (segments.size() > Claim.MAX_SEGMENTS) {
-        segments = segments.subList(0, Claim.MAX_SEGMENTS);
-        piece = rest.through(segments.get(segments.size() - 1).to());
-      }
+      // Cut only where the claim would outgrow S3's 2 KB of user metadata.
+      Claim fitted = grouper.claim(rest).fitted();
+      ObjectGroup piece = fitted.last() < rest.last() ? rest.through(fitted.last()) : rest;
       EncodedGroup encoded = encode(piece);
-      Claim claim = new Claim(piece.start(), piece.last(), encoded.rejected().size(), segments);
+      Claim claim = fitted.withErrorRows(encoded.rejected().size());
       long storedLast;
       try {
         WrittenObject data = putIfAbsent(encoded.data(), claim, deadline, tally);

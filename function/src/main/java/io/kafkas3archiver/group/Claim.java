@@ -1,69 +1,197 @@
 package io.kafkas3archiver.group;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
 /**
  * What a data object claims in its partition's chain, stored in its user metadata: the offsets
  * {@code [first, last]} it covers (its error object's rows included), how many of them are error
- * rows, and its segments. A later delivery that meets the object (a 412 on its key) reads this to
- * write only what lies past {@code last}.
+ * rows, its segments and its gaps. A later delivery that meets the object (a 412 on its key) reads
+ * this to write only what lies past {@code last}.
  *
- * <p>Segments answer "if a delivery started at offset x, in which folder would it name its object,
- * and from which offset": a run of offsets present in the object whose start folder is the same.
- * They let a shorter delivery leave a pointer at the place where the mapping will restart, so that
- * a restart inside a stored range meets a key too (see {@code Pipeline}).
+ * <p>Segments and gaps answer "if a delivery started at offset x, from which offset would it name
+ * its object, and in which folder": the first offset {@code >= x} present in the object (neither a
+ * gap nor past {@code last}), in the start folder of the segment that holds it. A segment is a run
+ * of offsets whose start folder is the same; gaps are the offsets of {@code [first, last]} the
+ * object does not hold (transaction markers, compacted records, records of another folder). They
+ * let a shorter delivery leave a pointer at the place where the mapping will restart, so that a
+ * restart inside a stored range meets a key too (see {@code Pipeline}).
+ *
+ * <p>Objects written before gaps had a key of their own have no {@code kafka-gaps}: their segments
+ * end at every missing offset, so the offsets between segments are the gaps, and the same lookup
+ * reads them right.
  */
-public record Claim(long first, long last, int errorRows, List<Segment> segments) {
+public record Claim(long first, long last, int errorRows, List<Segment> segments, List<Gap> gaps) {
   /** User-metadata names ({@code x-amz-meta-...}); S3 lowercases them. */
   public static final String OFFSETS = "kafka-offsets";
 
   public static final String ERROR_ROWS = "kafka-error-rows";
   public static final String SEGMENTS = "kafka-segments";
+  public static final String GAPS = "kafka-gaps";
 
   /**
-   * S3 allows 2 KB of user metadata; a segment takes at most ~52 characters. An object whose
-   * records fall into more segments (timestamps that jump between hours, compacted gaps) is cut.
+   * S3 allows 2 KB of user metadata per object: the UTF-8 bytes of every name and value (counted
+   * here with the {@code x-amz-meta-} prefix, to be safe). An object is cut only where its claim
+   * would not fit.
+   *
+   * <p>The arithmetic, for a claim of one folder: the four names take 97 bytes; {@code first-last}
+   * at most 39; the error-row count is reserved at its widest, 10; one segment at most 51 ({@code
+   * from-to@epochSecond}); {@link #POINTER_ROOM} 100. That leaves 1,751 bytes for gaps and further
+   * segments. A gap is written as the number of offsets held since the previous one ({@code 9}),
+   * then {@code +length} when it is longer than one offset, then {@code *times} when the same entry
+   * repeats, each entry followed by a comma. So transaction markers after transactions of the same
+   * size cost a few bytes whatever their number ({@code 9*222}); markers after transactions of
+   * under 100 records of varying size cost at most 3 bytes each, so at least 583 fit; compaction
+   * holes of up to 9 offsets at most 999 apart at most 6 bytes, so 291 fit. A further folder (an
+   * hour edge under {@code PARTITION_TIME=batch}) costs about 39 bytes at 13-digit offsets.
    */
-  public static final int MAX_SEGMENTS = 32;
+  public static final int METADATA_BYTES = 2048;
+
+  /**
+   * What a pointer's claim may take beyond the claim it is cut from: its first offset and its first
+   * segment's start have more digits (at most 18 more each) and a repeated gap entry may split in
+   * two (at most 40 more). A claim is only written if it fits with this much room to spare, so
+   * every pointer cut from it fits too.
+   */
+  static final int POINTER_ROOM = 100;
+
+  private static final int META_PREFIX = "x-amz-meta-".length();
 
   public Claim {
     segments = List.copyOf(segments);
+    gaps = List.copyOf(gaps);
   }
 
-  /** Offsets {@code from..to} present (gaps are runs of their own) whose start folder is shared. */
+  /** A claim without gaps (every offset of {@code [first, last]} outside its segments is one). */
+  public Claim(long first, long last, int errorRows, List<Segment> segments) {
+    this(first, last, errorRows, segments, List.of());
+  }
+
+  /** Offsets {@code from..to} whose start folder is shared (the gaps among them excluded). */
   public record Segment(long from, long to, long folderEpochSecond) {
     ZonedDateTime folder(ZoneId zone) {
       return Instant.ofEpochSecond(folderEpochSecond).atZone(zone);
     }
   }
 
+  /** Offsets {@code from..to} inside the claimed range that the object does not hold. */
+  public record Gap(long from, long to) {}
+
   /** Where a delivery that restarts at {@code cut} names its object, if this claim covers it. */
   public Optional<Pointer> pointerAt(long cut, ZoneId zone) {
     if (cut <= first || cut > last) {
       return Optional.empty();
     }
-    List<Segment> rest = new ArrayList<>();
-    for (Segment s : segments) {
-      if (s.to() >= cut) {
-        rest.add(new Segment(Math.max(s.from(), cut), s.to(), s.folderEpochSecond()));
-      }
-    }
-    if (rest.isEmpty()) {
+    long at = firstHeldFrom(cut);
+    if (at < 0) {
       return Optional.empty();
     }
+    List<Segment> rest = new ArrayList<>();
+    for (Segment s : segments) {
+      if (s.to() >= at) {
+        rest.add(new Segment(Math.max(s.from(), at), s.to(), s.folderEpochSecond()));
+      }
+    }
+    List<Gap> restGaps = gaps.stream().filter(g -> g.from() > at).toList();
     Segment head = rest.get(0);
-    return Optional.of(new Pointer(head.folder(zone), new Claim(head.from(), last, 0, rest)));
+    return Optional.of(new Pointer(head.folder(zone), new Claim(at, last, 0, rest, restGaps)));
+  }
+
+  /** The first offset {@code >= x} this object holds, or -1 when it holds none. */
+  private long firstHeldFrom(long x) {
+    for (Segment s : segments) {
+      if (s.to() < x) {
+        continue;
+      }
+      long at = Math.max(s.from(), x);
+      for (Gap g : gaps) {
+        if (g.from() > at) {
+          break;
+        }
+        if (g.to() >= at) {
+          at = g.to() + 1;
+        }
+      }
+      if (at <= s.to()) {
+        return at;
+      }
+    }
+    return -1;
   }
 
   /** A claim-only object to leave at {@code claim.first()} in {@code folder}. */
   public record Pointer(ZonedDateTime folder, Claim claim) {}
+
+  public Claim withErrorRows(int rows) {
+    return new Claim(first, last, rows, segments, gaps);
+  }
+
+  /**
+   * This claim, or its longest head that fits the metadata budget (with the error-row count still
+   * to come and room for a pointer cut from it): the object is then cut after that head's {@code
+   * last}, which is an offset the object holds. A head of one run of offsets always fits.
+   */
+  public Claim fitted() {
+    if (fits(this)) {
+      return this;
+    }
+    List<Long> ends = new ArrayList<>(); // where a run of held offsets ends, ascending
+    for (Segment s : segments) {
+      for (Gap g : gaps) {
+        if (g.from() > s.from() && g.to() < s.to()) {
+          ends.add(g.from() - 1);
+        }
+      }
+      ends.add(s.to());
+    }
+    int lo = 0; // ends.get(lo) fits (a single run)
+    int hi = ends.size() - 1; // the whole claim does not
+    while (hi - lo > 1) {
+      int mid = (lo + hi) >>> 1;
+      if (fits(through(ends.get(mid)))) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    return through(ends.get(lo));
+  }
+
+  /** The head of this claim up to {@code end}, an offset it holds. */
+  Claim through(long end) {
+    List<Segment> head = new ArrayList<>();
+    for (Segment s : segments) {
+      if (s.from() <= end) {
+        head.add(new Segment(s.from(), Math.min(s.to(), end), s.folderEpochSecond()));
+      }
+    }
+    return new Claim(first, end, errorRows, head, gaps.stream().filter(g -> g.to() < end).toList());
+  }
+
+  private static boolean fits(Claim c) {
+    return c.withErrorRows(Integer.MAX_VALUE).metadataBytes() <= METADATA_BYTES - POINTER_ROOM;
+  }
+
+  /** The bytes this claim takes of S3's user-metadata limit, names included. */
+  public int metadataBytes() {
+    int bytes = 0;
+    for (var e : toMetadata().entrySet()) {
+      bytes += META_PREFIX + utf8(e.getKey()) + utf8(e.getValue());
+    }
+    return bytes;
+  }
+
+  private static int utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8).length;
+  }
 
   public Map<String, String> toMetadata() {
     Map<String, String> m = new HashMap<>();
@@ -77,13 +205,79 @@ public record Claim(long first, long last, int errorRows, List<Segment> segments
       sb.append(s.from()).append('-').append(s.to()).append('@').append(s.folderEpochSecond());
     }
     m.put(SEGMENTS, sb.toString());
+    if (!gaps.isEmpty()) {
+      m.put(GAPS, encodeGaps());
+    }
     return m;
+  }
+
+  /** {@code held[+length][*times]}, comma-separated: see {@link #METADATA_BYTES}. */
+  private String encodeGaps() {
+    StringBuilder sb = new StringBuilder();
+    long previousEnd = first - 1;
+    String entry = null;
+    int times = 0;
+    for (Gap g : gaps) {
+      long length = g.to() - g.from() + 1;
+      String e = (g.from() - previousEnd - 1) + (length == 1 ? "" : "+" + length);
+      previousEnd = g.to();
+      if (e.equals(entry)) {
+        times++;
+        continue;
+      }
+      appendEntry(sb, entry, times);
+      entry = e;
+      times = 1;
+    }
+    appendEntry(sb, entry, times);
+    return sb.toString();
+  }
+
+  private static void appendEntry(StringBuilder sb, String entry, int times) {
+    if (entry == null) {
+      return;
+    }
+    if (!sb.isEmpty()) {
+      sb.append(',');
+    }
+    sb.append(entry);
+    if (times > 1) {
+      sb.append('*').append(times);
+    }
+  }
+
+  private static List<Gap> decodeGaps(String s, long first, long last) {
+    List<Gap> gaps = new ArrayList<>();
+    if (s.isEmpty()) {
+      return gaps;
+    }
+    long previousEnd = first - 1;
+    for (String entry : s.split(",")) {
+      int star = entry.indexOf('*');
+      int times = star < 0 ? 1 : Integer.parseInt(entry.substring(star + 1));
+      String gap = star < 0 ? entry : entry.substring(0, star);
+      int plus = gap.indexOf('+');
+      long held = Long.parseLong(plus < 0 ? gap : gap.substring(0, plus));
+      long length = plus < 0 ? 1 : Long.parseLong(gap.substring(plus + 1));
+      if (held < 0 || length < 1 || times < 1) {
+        throw new IllegalArgumentException("a malformed gap entry: " + entry);
+      }
+      for (int i = 0; i < times; i++) {
+        long from = previousEnd + 1 + held;
+        previousEnd = from + length - 1;
+        if (previousEnd >= last) {
+          throw new IllegalArgumentException("a gap at or past the claim's last offset");
+        }
+        gaps.add(new Gap(from, previousEnd));
+      }
+    }
+    return gaps;
   }
 
   /** The claim of a stored object, or empty when its metadata holds none (not ours). */
   public static Optional<Claim> fromMetadata(Map<String, String> metadata) {
     Map<String, String> m = new HashMap<>();
-    metadata.forEach((k, v) -> m.put(k.toLowerCase(java.util.Locale.ROOT), v));
+    metadata.forEach((k, v) -> m.put(k.toLowerCase(Locale.ROOT), v));
     String offsets = m.get(OFFSETS);
     if (offsets == null) {
       return Optional.empty();
@@ -106,7 +300,8 @@ public record Claim(long first, long last, int errorRows, List<Segment> segments
                   Long.parseLong(part.substring(at + 1))));
         }
       }
-      return Optional.of(new Claim(first, last, errorRows, segments));
+      List<Gap> gaps = decodeGaps(m.getOrDefault(GAPS, ""), first, last);
+      return Optional.of(new Claim(first, last, errorRows, segments, gaps));
     } catch (RuntimeException e) {
       return Optional.empty();
     }

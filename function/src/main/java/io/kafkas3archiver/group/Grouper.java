@@ -209,27 +209,35 @@ public final class Grouper {
   }
 
   /**
+   * The claim of a group's offsets (see {@link Claim}), before it is fitted to the metadata budget;
+   * its error-row count is known only once the group is encoded.
+   */
+  public Claim claim(ObjectGroup group) {
+    List<Claim.Gap> gaps = new ArrayList<>();
+    long next = group.start();
+    for (long[] p : points(group)) {
+      if (p[0] > next) {
+        gaps.add(new Claim.Gap(next, p[0] - 1));
+      }
+      next = Math.max(next, p[0] + 1);
+    }
+    return new Claim(group.start(), group.last(), 0, segments(group), gaps);
+  }
+
+  /**
    * The segments of a group (see {@link Claim}): where a delivery restarting inside it would name
-   * its object. A new segment starts where the start folder changes or an offset is missing.
+   * its object. A new segment starts where the start folder changes; a missing offset does not
+   * start one (the claim lists it as a gap), so a topic with transaction markers or compacted
+   * records still fits one object.
    */
   public List<Claim.Segment> segments(ObjectGroup group) {
-    List<long[]> points = new ArrayList<>(); // offset, timestamp
-    for (KafkaRecord r : group.records()) {
-      points.add(new long[] {r.offset(), r.timestamp()});
-    }
-    for (RejectedRecord r : group.rejected()) {
-      if (r.offset() != null) {
-        points.add(new long[] {r.offset(), r.timestamp()});
-      }
-    }
-    points.sort(Comparator.comparingLong(p -> p[0]));
     List<Claim.Segment> segments = new ArrayList<>();
     long from = -1;
     long to = -1;
     long folder = 0;
-    for (long[] p : points) {
+    for (long[] p : points(group)) {
       long f = startFolder(p[1], group.folderTime()).toEpochSecond();
-      if (from >= 0 && p[0] == to + 1 && f == folder) {
+      if (from >= 0 && f == folder) {
         to = p[0];
         continue;
       }
@@ -244,6 +252,21 @@ public final class Grouper {
       segments.add(new Claim.Segment(from, to, folder));
     }
     return segments;
+  }
+
+  /** Offset and timestamp of each record of a group that has an offset, in offset order. */
+  private static List<long[]> points(ObjectGroup group) {
+    List<long[]> points = new ArrayList<>();
+    for (KafkaRecord r : group.records()) {
+      points.add(new long[] {r.offset(), r.timestamp()});
+    }
+    for (RejectedRecord r : group.rejected()) {
+      if (r.offset() != null) {
+        points.add(new long[] {r.offset(), r.timestamp()});
+      }
+    }
+    points.sort(Comparator.comparingLong(p -> p[0]));
+    return points;
   }
 
   /**

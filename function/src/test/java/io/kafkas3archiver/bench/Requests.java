@@ -32,6 +32,9 @@ final class Requests {
   private static final int PER_PARTITION = 2_500;
   private static final long T0 = 1_784_000_000_000L - 1_784_000_000_000L % 3_600_000L;
 
+  /** Records {@code [0, 1251)} of a marked partition end at offset 1388; 1389 is a marker. */
+  private static final int MARKED_HALF = 1_251;
+
   private Requests() {}
 
   /** Counts what the pipeline asks of the store. */
@@ -106,6 +109,14 @@ final class Requests {
           "the next batch after the shorter one (meets the pointer)",
           both(all(0, PER_PARTITION), all(0, PER_PARTITION / 2)),
           all(PER_PARTITION / 2, PER_PARTITION)),
+      new Row(
+          "first delivery, a transaction marker after every 9 records (277 gaps per partition)",
+          List.of(),
+          marked(0, PER_PARTITION)),
+      new Row(
+          "with markers: the next batch after a shorter one that ended just before a marker",
+          both(marked(0, PER_PARTITION), marked(0, MARKED_HALF)),
+          marked(MARKED_HALF, PER_PARTITION)),
     };
     for (Row row : rows) {
       ArchiverConfig config = config(s3, "requests-" + prefix++);
@@ -132,6 +143,21 @@ final class Requests {
     for (int p = 0; p < PARTITIONS; p++) {
       for (int o = from; o < to; o++) {
         records.add(Rec.of("telemetry", p, o, T0 + o * 100L, "{\"p\":" + p + ",\"o\":" + o + "}"));
+      }
+    }
+    return records;
+  }
+
+  /**
+   * Records {@code [from, to)} of every partition of a transactional producer's topic: 9 records
+   * per transaction, then its commit marker, an offset the mapping never delivers.
+   */
+  private static List<Rec> marked(int from, int to) {
+    List<Rec> records = new ArrayList<>();
+    for (int p = 0; p < PARTITIONS; p++) {
+      for (int i = from; i < to; i++) {
+        long o = i + i / 9;
+        records.add(Rec.of("telemetry", p, o, T0 + i * 100L, "{\"p\":" + p + ",\"o\":" + o + "}"));
       }
     }
     return records;

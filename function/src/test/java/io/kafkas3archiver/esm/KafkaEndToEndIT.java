@@ -666,6 +666,52 @@ class KafkaEndToEndIT {
   }
 
   /**
+   * A transactional producer: a commit marker after every few records in each partition the
+   * transaction wrote to, so offsets have gaps. A batch often ends just before a marker and the
+   * mapping restarts at the marker's offset, which no record has: a shorter redelivery (a lost
+   * response, a split half) must leave its pointer at the first record after it.
+   */
+  @Test
+  void shouldArchiveEachOffsetOnceFromATransactionalProducerWhenResponsesAreLost() {
+    long seed = seed("transactions");
+    int perTransaction = 2 + (int) Math.floorMod(seed, 7L);
+    String topic = null;
+    List<Produced> produced = null;
+    for (int attempt = 1; produced == null; attempt++) {
+      // Seen once on a loaded machine: the broker's transaction coordinator answered a commit
+      // with INVALID_TXN_STATE, fatal to the producer. A fresh topic then starts clean (the
+      // aborted records would otherwise be delivered, read uncommitted, and never acknowledged).
+      topic = "vehicle-telemetry-transactions-" + attempt;
+      kafka.createTopic(topic, 3);
+      try {
+        produced =
+            SampleVehicleEvents.produceInTransactions(
+                kafka.bootstrapServers(), topic, 0, 400, perTransaction);
+      } catch (IllegalStateException e) {
+        if (attempt == 3) {
+          throw e;
+        }
+        System.out.println("transactions: producing failed, another topic: " + e.getCause());
+      }
+    }
+    Map<TopicPartition, Long> end = endOffsets(produced);
+    long markers = end.values().stream().mapToLong(Long::longValue).sum() - produced.size();
+    assertThat(markers)
+        .as("offsets taken by commit markers")
+        .isGreaterThanOrEqualTo(400 / perTransaction / 2);
+    try (var emulator =
+        new EventSourceEmulator(
+                settings(topic, "transactions"),
+                handler(harness("transactions"), KafkaEndToEndIT::redeliveryStore))
+            .splitBatchOnError(true)
+            .loseResponses(0.4, seed)) {
+      assertThat(emulator.runUntilCommitted(end, RUN_TIMEOUT)).isTrue();
+      assertThat(lostResponses(emulator)).as("lost responses, seed=" + seed).isNotEmpty();
+    }
+    assertArchivedExactlyOnce("transactions", produced);
+  }
+
+  /**
    * Whether some response was lost and the batch after it (attempt 1 of a new batch, so re-polled
    * rather than retried) had other boundaries yet started each shared partition at the same offset.
    * Two losses at least, so a retry and a re-poll both had their chance.

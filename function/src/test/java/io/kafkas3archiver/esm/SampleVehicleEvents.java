@@ -2,6 +2,7 @@ package io.kafkas3archiver.esm;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -82,7 +83,28 @@ public final class SampleVehicleEvents {
    */
   public static List<Produced> produce(
       String bootstrapServers, String topic, int first, int count, int padding) {
-    Map<String, Object> config =
+    return produce(bootstrapServers, topic, first, count, padding, 0);
+  }
+
+  /**
+   * As {@link #produce(String, String, int, int)}, by a transactional producer that commits after
+   * every {@code perTransaction} records: each commit leaves a marker in every partition the
+   * transaction wrote to, an offset no consumer is given, so the partitions' offsets have gaps.
+   */
+  public static List<Produced> produceInTransactions(
+      String bootstrapServers, String topic, int first, int count, int perTransaction) {
+    return produce(bootstrapServers, topic, first, count, 0, perTransaction);
+  }
+
+  private static List<Produced> produce(
+      String bootstrapServers,
+      String topic,
+      int first,
+      int count,
+      int padding,
+      int perTransaction) {
+    Map<String, Object> config = new HashMap<>();
+    config.putAll(
         Map.of(
             ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
             bootstrapServers,
@@ -101,10 +123,19 @@ public final class SampleVehicleEvents {
             ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
             ByteArraySerializer.class.getName(),
             ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
-            ByteArraySerializer.class.getName());
+            ByteArraySerializer.class.getName()));
+    if (perTransaction > 0) {
+      config.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic + "-producer");
+    }
     List<Future<RecordMetadata>> acks = new ArrayList<>(count);
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config)) {
+      if (perTransaction > 0) {
+        producer.initTransactions();
+      }
       for (int seq = first; seq < first + count; seq++) {
+        if (perTransaction > 0 && (seq - first) % perTransaction == 0) {
+          producer.beginTransaction();
+        }
         ProducerRecord<byte[], byte[]> record =
             new ProducerRecord<>(
                 topic,
@@ -117,6 +148,10 @@ public final class SampleVehicleEvents {
                         .headers()
                         .add(new RecordHeader(name, v.getBytes(StandardCharsets.UTF_8))));
         acks.add(producer.send(record));
+        if (perTransaction > 0
+            && ((seq - first) % perTransaction == perTransaction - 1 || seq == first + count - 1)) {
+          producer.commitTransaction();
+        }
       }
       producer.flush();
       List<Produced> produced = new ArrayList<>(count);

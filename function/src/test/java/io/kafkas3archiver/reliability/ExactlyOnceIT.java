@@ -45,6 +45,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -60,7 +61,9 @@ import software.amazon.awssdk.services.s3.S3Client;
  * lost after the write (the SDK's retry meets its own object), split halves of a failed batch, two
  * instances holding the same partitions at once, and partial batch responses. Records cross hour
  * edges, some out of timestamp order, and some are error rows (plain text under csv), so data and
- * error objects are both in play.
+ * error objects are both in play. Offsets have gaps, seeded: a transactional producer's commit
+ * markers and compaction holes (see {@link Log}), so restarts often fall on an offset no record
+ * has.
  *
  * <p>After every round DuckDB reads the whole bucket back (data and error objects): no (topic,
  * partition, offset) may appear twice, and every offset below each partition's committed position
@@ -179,18 +182,44 @@ class ExactlyOnceIT {
     }
   }
 
-  /** The Kafka log and the mapping's committed positions. */
+  /**
+   * The Kafka log and the mapping's committed positions. Offsets have gaps, as real topics do: a
+   * transactional producer's commit marker after every transaction (never delivered), and records
+   * removed by compaction. orders-0 has markers, orders-1 compaction holes, audit.log-7 both.
+   */
   static final class Log {
     final Map<String, List<Rec>> partitions = new LinkedHashMap<>();
     final Map<String, Long> committed = new HashMap<>();
+    final Map<String, Long> next = new HashMap<>();
+    final Map<String, Integer> transactionSize = new HashMap<>();
+    final Map<String, Integer> holeOneIn = new HashMap<>();
+
+    Log(Random rnd) {
+      transactionSize.put("orders-0", 1 + rnd.nextInt(12));
+      holeOneIn.put("orders-1", 3 + rnd.nextInt(8));
+      transactionSize.put("audit.log-7", 1 + rnd.nextInt(12));
+      holeOneIn.put("audit.log-7", 3 + rnd.nextInt(8));
+    }
+
+    /** A log without gaps, filled by the test. */
+    Log() {}
 
     void append(Random rnd, int count) {
       for (String tp : PARTITIONS) {
         List<Rec> rs = partitions.computeIfAbsent(tp, k -> new ArrayList<>());
         committed.putIfAbsent(tp, 1_000L);
         int dash = tp.lastIndexOf('-');
+        int transaction = transactionSize.getOrDefault(tp, 0);
+        int holes = holeOneIn.getOrDefault(tp, 0);
         for (int i = 0; i < count; i++) {
-          long offset = 1_000L + rs.size();
+          long offset = next.getOrDefault(tp, 1_000L);
+          if (transaction > 0 && !rs.isEmpty() && rs.size() % transaction == 0) {
+            offset++; // the marker that commits the transaction the last record ended
+          }
+          if (holes > 0 && rnd.nextInt(holes) == 0) {
+            offset += 1 + rnd.nextInt(4); // compacted away
+          }
+          next.put(tp, offset + 1);
           // 90 s apart, so a partition crosses an hour edge every 40 records; one in 9 records is
           // late by up to 20 minutes, so under PARTITION_TIME=record folders interleave.
           long ts = T0 + (offset - 1_000) * 90_000L;
@@ -276,8 +305,12 @@ class ExactlyOnceIT {
     }
 
     boolean drained() {
-      return PARTITIONS.stream()
-          .allMatch(tp -> committed.get(tp) == 1_000L + partitions.get(tp).size());
+      return PARTITIONS.stream().allMatch(tp -> committed.get(tp) == lastOffset(tp) + 1);
+    }
+
+    long lastOffset(String tp) {
+      List<Rec> rs = partitions.get(tp);
+      return rs.get(rs.size() - 1).offset();
     }
   }
 
@@ -319,7 +352,10 @@ class ExactlyOnceIT {
     }
     Instance first = instance(harness.config());
     Instance second = instance(harness.config());
-    Log log = new Log();
+    Log log = new Log(rnd);
+    System.out.printf(
+        "ExactlyOnceIT %s: transactions of %s records, a compaction hole one offset in %s%n",
+        prefix, log.transactionSize, log.holeOneIn);
     log.append(rnd, 40);
     Map<Pattern, Integer> seen = new TreeMap<>();
     try (DuckDb duck = new DuckDb();
@@ -350,6 +386,66 @@ class ExactlyOnceIT {
     System.out.printf(
         "ExactlyOnceIT %s: seed=%d, %d rounds %s, %d offsets each stored once%n",
         prefix, seed, rounds, seen, log.partitions.values().stream().mapToInt(List::size).sum());
+  }
+
+  /**
+   * A transactional producer's topic: a commit marker every 10 offsets. A batch of 2,000 records
+   * per partition has 222 gaps; it is still one object per partition, each claiming the whole range
+   * (with 32 segments at most, as before, it was cut into 7).
+   */
+  @Test
+  void shouldWriteABatchWithAMarkerEveryTenOffsetsAsOneObjectPerPartition(@TempDir Path mirror)
+      throws Exception {
+    String prefix = "eo-markers";
+    Harness harness =
+        Harness.against(proxy.endpoint().toString(), BUCKET)
+            .with("KEY_PREFIX", prefix)
+            .with("OUTPUT_FORMAT", "csv")
+            .with("INCLUDE_KAFKA_METADATA", "true");
+    Log log = new Log();
+    List<Rec> batch = new ArrayList<>();
+    for (String tp : PARTITIONS) {
+      int dash = tp.lastIndexOf('-');
+      List<Rec> rs = log.partitions.computeIfAbsent(tp, k -> new ArrayList<>());
+      log.committed.put(tp, 1_000L);
+      for (long offset = 1_000; rs.size() < 2_000; offset++) {
+        if (offset % 10 != 9) { // 1009, 1019, ...: commit markers
+          rs.add(
+              Rec.of(
+                  tp.substring(0, dash),
+                  Integer.parseInt(tp.substring(dash + 1)),
+                  offset,
+                  T0 + rs.size() * 1_000L, // 2,000 s: one hour folder
+                  "{\"n\":" + offset + "}"));
+        }
+      }
+      batch.addAll(rs);
+    }
+
+    boolean archived;
+    try (StdoutCapture quiet = new StdoutCapture()) {
+      archived = log.apply(batch, instance(harness.config()).invoke(batch));
+    }
+
+    assertThat(archived).isTrue();
+    List<String> claims = new ArrayList<>();
+    for (var o : s3.listObjectsV2Paginator(b -> b.bucket(BUCKET).prefix(prefix + "/")).contents()) {
+      var meta = s3.headObject(b -> b.bucket(BUCKET).key(o.key())).metadata();
+      claims.add(
+          o.key().substring(prefix.length() + 1, o.key().indexOf('/', prefix.length() + 1))
+              + " "
+              + meta.get("kafka-offsets")
+              + " gaps "
+              + meta.get("kafka-gaps"));
+    }
+    assertThat(claims)
+        .containsExactlyInAnyOrder(
+            "orders 1000-3221 gaps 9*222",
+            "orders 1000-3221 gaps 9*222",
+            "audit.log 1000-3221 gaps 9*222");
+    try (DuckDb duck = new DuckDb()) {
+      check(duck, mirror, prefix, log, true, "markers every 10 offsets");
+    }
   }
 
   private static Instance instance(ArchiverConfig config) {
@@ -506,10 +602,10 @@ class ExactlyOnceIT {
     }
     List<String> missing = new ArrayList<>();
     for (String tp : PARTITIONS) {
-      long until = complete ? 1_000L + log.partitions.get(tp).size() : log.committed.get(tp);
-      for (long o = 1_000; o < until; o++) {
-        if (!counts.containsKey(tp + "@" + o)) {
-          missing.add(tp + "@" + o);
+      long until = complete ? Long.MAX_VALUE : log.committed.get(tp);
+      for (Rec r : log.partitions.get(tp)) {
+        if (r.offset() < until && !counts.containsKey(tp + "@" + r.offset())) {
+          missing.add(tp + "@" + r.offset());
         }
       }
     }
