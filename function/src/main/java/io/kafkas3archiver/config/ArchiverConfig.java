@@ -40,7 +40,9 @@ public record ArchiverConfig(
     boolean reportBatchItemFailures,
     LogLevel logLevel,
     Optional<ExplicitSchema> parquetSchema,
-    Optional<String> expectedBucketOwner) {
+    Optional<String> expectedBucketOwner,
+    Optional<String> schemaRegistryUri,
+    Optional<String> schemaRegistrySecretArn) {
 
   private static final Pattern BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
   private static final Pattern IP_ADDRESS = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
@@ -48,6 +50,8 @@ public record ArchiverConfig(
   private static final Pattern PREFIX_SEGMENT = Pattern.compile("[A-Za-z0-9!\\-_.*'()=+,;:@ ]+");
   private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
   private static final Pattern ACCOUNT_ID = Pattern.compile("\\d{12}");
+  private static final Pattern GLUE_REGISTRY =
+      Pattern.compile("arn:aws[a-z-]*:glue:[a-z0-9-]+:\\d{12}:registry/[A-Za-z0-9_$#.-]+");
 
   public static ArchiverConfig fromEnv(Map<String, String> env) {
     return fromEnv(env::get);
@@ -149,6 +153,28 @@ public record ArchiverConfig(
           }
         });
 
+    Optional<String> registryUri = env.optional(Setting.SCHEMA_REGISTRY_URI);
+    registryUri.ifPresent(
+        uri -> {
+          if (!GLUE_REGISTRY.matcher(uri).matches()
+              && !uri.startsWith("http://")
+              && !uri.startsWith("https://")) {
+            throw Env.invalid(
+                Setting.SCHEMA_REGISTRY_URI,
+                uri,
+                "a Glue registry ARN such as arn:aws:glue:us-east-1:123456789012:registry/orders,"
+                    + " or a Confluent registry URL such as https://registry.example.com:8081");
+          }
+        });
+    Optional<String> registrySecret = env.optional(Setting.SCHEMA_REGISTRY_SECRET_ARN);
+    if (registrySecret.isPresent()
+        && registryUri.map(GLUE_REGISTRY::matcher).map(m -> m.matches()).orElse(true)) {
+      throw new ConfigException(
+          "SCHEMA_REGISTRY_SECRET_ARN is set but SCHEMA_REGISTRY_URI is not a Confluent registry"
+              + " URL; a Glue registry is read with the execution role: remove"
+              + " SCHEMA_REGISTRY_SECRET_ARN, or set SCHEMA_REGISTRY_URI to the Confluent URL");
+    }
+
     return new ArchiverConfig(
         bucket,
         region,
@@ -171,7 +197,9 @@ public record ArchiverConfig(
         reportItemFailures,
         logLevel,
         parquetSchema,
-        expectedBucketOwner);
+        expectedBucketOwner,
+        registryUri,
+        registrySecret);
   }
 
   private static ExplicitSchema schema(String document) {

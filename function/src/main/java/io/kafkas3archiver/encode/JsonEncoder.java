@@ -2,6 +2,7 @@ package io.kafkas3archiver.encode;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.kafkas3archiver.decode.KafkaRecord;
+import io.kafkas3archiver.decode.SchemaMetadata;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.Base64;
@@ -76,11 +77,22 @@ public final class JsonEncoder implements Encoder {
     Json.writeBytesField(gen, "key", record.key());
     gen.writeFieldName("headers");
     Json.writeHeaders(gen, record);
+    // Only when the mapping's schema registry sent them, so other envelopes keep their shape.
+    writeSchema(gen, "key", record.keySchema());
+    writeSchema(gen, "value", record.valueSchema());
     if (record.isTombstone()) {
       gen.writeNullField("value");
     } else {
       Json.writePayloadField(gen, "value", Payload.classify(Json.FACTORY, record.value()));
     }
     gen.writeEndObject();
+  }
+
+  private static void writeSchema(JsonGenerator gen, String prefix, SchemaMetadata schema)
+      throws IOException {
+    if (schema != null) {
+      gen.writeStringField(prefix + "_schema_id", schema.schemaId());
+      gen.writeStringField(prefix + "_data_format", schema.dataFormat());
+    }
   }
 }

@@ -10,6 +10,7 @@ import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
 import software.amazon.awssdk.http.SdkHttpClient;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.glue.GlueClient;
 import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
 import software.amazon.awssdk.services.sts.StsClient;
 
@@ -30,7 +31,10 @@ public final class ServiceClients {
     this.env = env;
     for (String variable :
         new String[] {
-          "AWS_ENDPOINT_URL_SECRETS_MANAGER", "AWS_ENDPOINT_URL_STS", "AWS_ENDPOINT_URL"
+          "AWS_ENDPOINT_URL_SECRETS_MANAGER",
+          "AWS_ENDPOINT_URL_STS",
+          "AWS_ENDPOINT_URL_GLUE",
+          "AWS_ENDPOINT_URL"
         }) {
       value(variable).ifPresent(v -> parse(variable, v));
     }
@@ -60,6 +64,17 @@ public final class ServiceClients {
             .httpClient(http())
             .overrideConfiguration(overrides());
     endpoint("AWS_ENDPOINT_URL_STS").ifPresent(b::endpointOverride);
+    return b.build();
+  }
+
+  public GlueClient glue(String region, AwsCredentialsProvider credentials) {
+    var b =
+        GlueClient.builder()
+            .region(Region.of(region))
+            .credentialsProvider(credentials)
+            .httpClient(http())
+            .overrideConfiguration(overrides());
+    endpoint("AWS_ENDPOINT_URL_GLUE").ifPresent(b::endpointOverride);
     return b.build();
   }
 
