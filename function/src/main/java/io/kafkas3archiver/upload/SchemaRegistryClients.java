@@ -32,7 +32,7 @@ public final class SchemaRegistryClients {
     if (uri.startsWith("arn:")) {
       // arn:aws:glue:REGION:ACCOUNT:registry/NAME
       String region = uri.split(":")[3];
-      return SchemaCatalog.over(new GlueRegistry(uri, () -> clients.glue(region, role)));
+      return SchemaCatalog.over(new GlueRegistry(uri, clients.glueEndpoint(region), region, role));
     }
     Optional<String> basicAuth =
         config

@@ -10,7 +10,6 @@ import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
 import software.amazon.awssdk.http.SdkHttpClient;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.glue.GlueClient;
 import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
 import software.amazon.awssdk.services.sts.StsClient;
 
@@ -67,15 +66,10 @@ public final class ServiceClients {
     return b.build();
   }
 
-  public GlueClient glue(String region, AwsCredentialsProvider credentials) {
-    var b =
-        GlueClient.builder()
-            .region(Region.of(region))
-            .credentialsProvider(credentials)
-            .httpClient(http())
-            .overrideConfiguration(overrides());
-    endpoint("AWS_ENDPOINT_URL_GLUE").ifPresent(b::endpointOverride);
-    return b.build();
+  /** Glue's endpoint: {@code AWS_ENDPOINT_URL_GLUE}, {@code AWS_ENDPOINT_URL}, else AWS's. */
+  public URI glueEndpoint(String region) {
+    return endpoint("AWS_ENDPOINT_URL_GLUE")
+        .orElse(URI.create("https://glue." + region + ".amazonaws.com"));
   }
 
   /** Where a service's calls go, for error messages. */
