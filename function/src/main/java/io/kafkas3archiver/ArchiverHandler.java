@@ -20,6 +20,7 @@ import io.kafkas3archiver.upload.CredentialsSource;
 import io.kafkas3archiver.upload.Deadline;
 import io.kafkas3archiver.upload.ObjectStore;
 import io.kafkas3archiver.upload.S3ObjectStore;
+import io.kafkas3archiver.upload.SchemaRegistryClients;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -94,7 +95,8 @@ public final class ArchiverHandler implements RequestStreamHandler {
             ? TableWriters.create(
                 new TableWriterProvider.Context(
                     config, wiring.env(), wiring.store(), wiring.credentials().orElse(null), clock))
-            : new Pipeline(config, wiring.store(), clock);
+            : new Pipeline(
+                config, wiring.store(), clock, SchemaRegistryClients.catalog(config, wiring.env()));
     this.preflight = wiring.preflight();
     this.credentials = wiring.credentials();
     this.log = new InvocationLog(System.out, config.title(), config.logLevel());

@@ -17,6 +17,7 @@ import io.kafkas3archiver.group.RecordPartitioner;
 import io.kafkas3archiver.report.BatchOutcome;
 import io.kafkas3archiver.report.TopicOutcome;
 import io.kafkas3archiver.report.WrittenObject;
+import io.kafkas3archiver.schema.SchemaCatalog;
 import io.kafkas3archiver.table.BatchArchiver;
 import io.kafkas3archiver.upload.Deadline;
 import io.kafkas3archiver.upload.ErrorType;
@@ -47,6 +48,11 @@ public final class Pipeline implements BatchArchiver {
   private final ObjectStore store;
 
   public Pipeline(ArchiverConfig config, ObjectStore store, Clock clock) {
+    this(config, store, clock, SchemaCatalog.none());
+  }
+
+  /** With the schema registry ({@code SCHEMA_REGISTRY_URI}) whose schemas type Parquet columns. */
+  public Pipeline(ArchiverConfig config, ObjectStore store, Clock clock, SchemaCatalog schemas) {
     this.config = config;
     this.keys = config.keyTemplate();
     RecordPartitioner partitioner =
@@ -68,7 +74,8 @@ public final class Pipeline implements BatchArchiver {
             config.format(),
             config.compression(),
             config.includeKafkaMetadata(),
-            config.parquetSchema());
+            config.parquetSchema(),
+            schemas);
     if (!config.format().compressesItself()) {
       config.compression().prime(); // Parquet's encoder primes its own codec
     }

@@ -43,7 +43,9 @@ public record ArchiverConfig(
     Optional<ExplicitSchema> parquetSchema,
     Optional<String> expectedBucketOwner,
     Optional<TimeField> timeField,
-    int maxFoldersPerPartition) {
+    int maxFoldersPerPartition,
+    Optional<String> schemaRegistryUri,
+    Optional<String> schemaRegistrySecretArn) {
 
   /** The fan-out guard's default: folders one topic-partition may open per batch (DESIGN §8). */
   public static final int DEFAULT_MAX_FOLDERS_PER_PARTITION = 100;
@@ -56,6 +58,8 @@ public record ArchiverConfig(
   private static final Pattern PREFIX_SEGMENT = Pattern.compile("[A-Za-z0-9!\\-_.*'()=+,;:@ ]+");
   private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
   private static final Pattern ACCOUNT_ID = Pattern.compile("\\d{12}");
+  private static final Pattern GLUE_REGISTRY =
+      Pattern.compile("arn:aws[a-z-]*:glue:[a-z0-9-]+:\\d{12}:registry/[A-Za-z0-9_$#.-]+");
 
   public static ArchiverConfig fromEnv(Map<String, String> env) {
     return fromEnv(env::get);
@@ -212,6 +216,27 @@ public record ArchiverConfig(
               + " FunctionResponseTypes: [ReportBatchItemFailures] on the event source mapping);"
               + " legal values: REPORT_BATCH_ITEM_FAILURES=true");
     }
+    Optional<String> registryUri = env.optional(Setting.SCHEMA_REGISTRY_URI);
+    registryUri.ifPresent(
+        uri -> {
+          if (!GLUE_REGISTRY.matcher(uri).matches()
+              && !uri.startsWith("http://")
+              && !uri.startsWith("https://")) {
+            throw Env.invalid(
+                Setting.SCHEMA_REGISTRY_URI,
+                uri,
+                "a Glue registry ARN such as arn:aws:glue:us-east-1:123456789012:registry/orders,"
+                    + " or a Confluent registry URL such as https://registry.example.com:8081");
+          }
+        });
+    Optional<String> registrySecret = env.optional(Setting.SCHEMA_REGISTRY_SECRET_ARN);
+    if (registrySecret.isPresent()
+        && registryUri.map(GLUE_REGISTRY::matcher).map(m -> m.matches()).orElse(true)) {
+      throw new ConfigException(
+          "SCHEMA_REGISTRY_SECRET_ARN is set but SCHEMA_REGISTRY_URI is not a Confluent registry"
+              + " URL; a Glue registry is read with the execution role: remove"
+              + " SCHEMA_REGISTRY_SECRET_ARN, or set SCHEMA_REGISTRY_URI to the Confluent URL");
+    }
 
     return new ArchiverConfig(
         bucket,
@@ -237,7 +262,9 @@ public record ArchiverConfig(
         parquetSchema,
         expectedBucketOwner,
         timeField,
-        maxFolders);
+        maxFolders,
+        registryUri,
+        registrySecret);
   }
 
   private static ExplicitSchema schema(String document) {

@@ -181,6 +181,22 @@ public enum Setting {
           + " `OUTPUT_FORMAT=parquet`",
       "Declared Parquet column types (e.g. `{\"id\":\"number\"}`), in every object and first; a record that does not match goes to"
           + " the error object. See [object layout](object-layout.md)."),
+  SCHEMA_REGISTRY_URI(
+      Type.STRING,
+      null,
+      "unset = inferred",
+      "a Glue registry ARN (arn:aws:glue:REGION:ACCOUNT:registry/NAME) or a Confluent registry's"
+          + " http(s) URL",
+      "The schema registry of the mapping's `SchemaRegistryConfig`: with `OUTPUT_FORMAT=parquet`,"
+          + " the registry schema of records with `valueSchemaMetadata` gives the column types. See"
+          + " [schema registry](schema-registry.md)."),
+  SCHEMA_REGISTRY_SECRET_ARN(
+      Type.STRING,
+      null,
+      "unset",
+      "a Secrets Manager secret ARN holding {\"username\",\"password\"}; needs a Confluent"
+          + " `SCHEMA_REGISTRY_URI`",
+      "Basic-auth credentials for a Confluent registry, the mapping's `BASIC_AUTH` secret."),
 
   // Set by Lambda or the AWS SDK's conventions, not by the user; read, so declared too.
   AWS_REGION(Scope.RUNTIME, "the function's region; the default of `BUCKET_REGION`"),
@@ -191,7 +207,8 @@ public enum Setting {
   AWS_SESSION_TOKEN(Scope.RUNTIME, "the execution role's credentials"),
   AWS_ENDPOINT_URL(Scope.RUNTIME, "the SDK's endpoint for every service (emulators)"),
   AWS_ENDPOINT_URL_SECRETS_MANAGER(Scope.RUNTIME, "the SDK's Secrets Manager endpoint"),
-  AWS_ENDPOINT_URL_STS(Scope.RUNTIME, "the SDK's STS endpoint");
+  AWS_ENDPOINT_URL_STS(Scope.RUNTIME, "the SDK's STS endpoint"),
+  AWS_ENDPOINT_URL_GLUE(Scope.RUNTIME, "the SDK's Glue endpoint (schema registry)");
 
   /** Who sets the variable: the user (documented as a setting) or Lambda / the SDK conventions. */
   public enum Scope {

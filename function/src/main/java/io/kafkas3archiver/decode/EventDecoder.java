@@ -182,6 +182,8 @@ public final class EventDecoder {
       byte[] key = null;
       byte[] value = null;
       List<Header> headers = List.of();
+      SchemaMetadata keySchema = null;
+      SchemaMetadata valueSchema = null;
       while (p.nextToken() == JsonToken.FIELD_NAME) {
         String field = p.currentName();
         JsonToken v = p.nextToken();
@@ -238,6 +240,16 @@ public final class EventDecoder {
               return null;
             }
           }
+          case "keySchemaMetadata" -> {
+            if (v != JsonToken.VALUE_NULL && (keySchema = schemaMetadata(p)) == null) {
+              return null;
+            }
+          }
+          case "valueSchemaMetadata" -> {
+            if (v != JsonToken.VALUE_NULL && (valueSchema = schemaMetadata(p)) == null) {
+              return null;
+            }
+          }
           default -> p.skipChildren();
         }
       }
@@ -245,7 +257,37 @@ public final class EventDecoder {
         return null;
       }
       return new KafkaRecord(
-          topic, partition, offset, timestamp, timestampType, key, value, headers);
+          topic,
+          partition,
+          offset,
+          timestamp,
+          timestampType,
+          key,
+          value,
+          headers,
+          keySchema,
+          valueSchema);
+    }
+
+    /** {@code {"dataFormat": "...", "schemaId": "..."}}; null for any other shape. */
+    private static SchemaMetadata schemaMetadata(JsonParser p) throws IOException {
+      if (p.currentToken() != JsonToken.START_OBJECT) {
+        return null;
+      }
+      String dataFormat = null;
+      String schemaId = null;
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken v = p.nextToken();
+        switch (field) {
+          case "dataFormat" -> dataFormat = v == JsonToken.VALUE_STRING ? p.getText() : null;
+          case "schemaId" -> schemaId = v == JsonToken.VALUE_STRING ? p.getText() : null;
+          default -> p.skipChildren();
+        }
+      }
+      return schemaId == null || schemaId.isBlank() || dataFormat == null
+          ? null
+          : new SchemaMetadata(dataFormat, schemaId);
     }
 
     private static boolean isLong(JsonParser p, JsonToken v) throws IOException {
@@ -448,11 +490,15 @@ public final class EventDecoder {
     byte[] key = null;
     byte[] value = null;
     List<Header> headers = List.of();
+    SchemaMetadata keySchema = null;
+    SchemaMetadata valueSchema = null;
     if (problem == null) {
       try {
         key = base64OrNull(node.get("key"), "key");
         value = base64OrNull(node.get("value"), "value");
         headers = headers(node.get("headers"));
+        keySchema = schemaMetadata(node.get("keySchemaMetadata"), "keySchemaMetadata");
+        valueSchema = schemaMetadata(node.get("valueSchemaMetadata"), "valueSchemaMetadata");
       } catch (IllegalArgumentException e) {
         problem = e.getMessage();
       }
@@ -463,7 +509,35 @@ public final class EventDecoder {
       return;
     }
     records.add(
-        new KafkaRecord(topic, partition, offset, timestamp, timestampType, key, value, headers));
+        new KafkaRecord(
+            topic,
+            partition,
+            offset,
+            timestamp,
+            timestampType,
+            key,
+            value,
+            headers,
+            keySchema,
+            valueSchema));
+  }
+
+  /**
+   * The mapping's schema registry metadata (Lambda developer guide, "Using schema registries with
+   * Kafka event sources in Lambda": {@code {"dataFormat": "AVRO", "schemaId": "..."}}).
+   */
+  private static SchemaMetadata schemaMetadata(JsonNode node, String field) {
+    if (node == null || node.isNull()) {
+      return null;
+    }
+    if (!node.isObject()
+        || !node.path("schemaId").isTextual()
+        || node.path("schemaId").asText().isBlank()
+        || !node.path("dataFormat").isTextual()) {
+      throw new IllegalArgumentException(
+          "the record's " + field + " is not {\"dataFormat\": \"...\", \"schemaId\": \"...\"}");
+    }
+    return new SchemaMetadata(node.get("dataFormat").asText(), node.get("schemaId").asText());
   }
 
   private static byte[] base64OrNull(JsonNode node, String field) {

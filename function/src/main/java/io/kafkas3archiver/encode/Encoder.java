@@ -1,6 +1,7 @@
 package io.kafkas3archiver.encode;
 
 import io.kafkas3archiver.decode.KafkaRecord;
+import io.kafkas3archiver.schema.SchemaCatalog;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.List;
@@ -33,12 +34,27 @@ public sealed interface Encoder permits JsonEncoder, CsvEncoder, ParquetEncoder 
       Compression compression,
       boolean includeKafkaMetadata,
       Optional<ExplicitSchema> parquetSchema) {
+    return forFormat(
+        format, compression, includeKafkaMetadata, parquetSchema, SchemaCatalog.none());
+  }
+
+  /**
+   * As above, with the schema registry whose schemas type Parquet's columns for records that carry
+   * schema metadata (used by Parquet only; text formats archive the converted JSON as it is).
+   */
+  static Encoder forFormat(
+      Format format,
+      Compression compression,
+      boolean includeKafkaMetadata,
+      Optional<ExplicitSchema> parquetSchema,
+      SchemaCatalog registry) {
     return switch (format) {
       case JSON -> new JsonEncoder(true, includeKafkaMetadata);
       case NDJSON -> new JsonEncoder(false, includeKafkaMetadata);
       case CSV -> new CsvEncoder(includeKafkaMetadata);
       case PARQUET ->
-          new ParquetEncoder(compression, includeKafkaMetadata, parquetSchema.orElse(null));
+          new ParquetEncoder(
+              compression, includeKafkaMetadata, parquetSchema.orElse(null), registry);
       case ICEBERG ->
           throw new UnsupportedOperationException(
               "OUTPUT_FORMAT=iceberg is written by the table writer, not by an object encoder");

@@ -2,6 +2,7 @@ package io.kafkas3archiver.encode;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.kafkas3archiver.decode.KafkaRecord;
+import io.kafkas3archiver.decode.SchemaMetadata;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.Arrays;
@@ -85,6 +86,9 @@ public final class JsonEncoder implements Encoder {
     Json.writeBytesField(gen, "key", record.key());
     gen.writeFieldName("headers");
     Json.writeHeaders(gen, record);
+    // Only when the mapping's schema registry sent them, so other envelopes keep their shape.
+    writeSchema(gen, "key", record.keySchema());
+    writeSchema(gen, "value", record.valueSchema());
     if (record.isTombstone()) {
       gen.writeNullField("value");
     } else {
@@ -110,5 +114,13 @@ public final class JsonEncoder implements Encoder {
       return false;
     }
     return line[0] != '"' && !(line.length == 4 && Arrays.equals(line, NULL));
+  }
+
+  private static void writeSchema(JsonGenerator gen, String prefix, SchemaMetadata schema)
+      throws IOException {
+    if (schema != null) {
+      gen.writeStringField(prefix + "_schema_id", schema.schemaId());
+      gen.writeStringField(prefix + "_data_format", schema.dataFormat());
+    }
   }
 }

@@ -2,14 +2,19 @@ package io.kafkas3archiver.encode;
 
 import io.kafkas3archiver.decode.KafkaRecord;
 import io.kafkas3archiver.decode.RejectedRecord;
+import io.kafkas3archiver.decode.SchemaMetadata;
 import io.kafkas3archiver.encode.TabularBatch.Field;
 import io.kafkas3archiver.encode.TabularBatch.Row;
+import io.kafkas3archiver.schema.FieldType;
+import io.kafkas3archiver.schema.RegistrySchema;
+import io.kafkas3archiver.schema.SchemaCatalog;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
@@ -43,16 +48,25 @@ public final class ParquetEncoder implements Encoder {
   private final Compression compression;
   private final boolean includeKafkaMetadata;
   private final ExplicitSchema declared;
+  private final SchemaCatalog registry;
 
   ParquetEncoder(Compression compression, boolean includeKafkaMetadata) {
-    this(compression, includeKafkaMetadata, null);
+    this(compression, includeKafkaMetadata, null, SchemaCatalog.none());
   }
 
-  /** With {@code declared} (PARQUET_SCHEMA, may be null), whose types win over inference. */
-  ParquetEncoder(Compression compression, boolean includeKafkaMetadata, ExplicitSchema declared) {
+  /**
+   * With {@code declared} (PARQUET_SCHEMA, may be null), whose types win over inference, and the
+   * registry whose schemas type the records that carry schema metadata (they win over both).
+   */
+  ParquetEncoder(
+      Compression compression,
+      boolean includeKafkaMetadata,
+      ExplicitSchema declared,
+      SchemaCatalog registry) {
     this.compression = compression;
     this.includeKafkaMetadata = includeKafkaMetadata;
     this.declared = declared;
+    this.registry = registry;
     prime();
   }
 
@@ -77,13 +91,73 @@ public final class ParquetEncoder implements Encoder {
   @Override
   public EncodeResult encode(List<KafkaRecord> records, OutputStream out) throws IOException {
     TabularBatch batch = TabularBatch.read(records, "parquet", includeKafkaMetadata);
+    boolean schemaIds = false;
+    for (KafkaRecord r : records) {
+      schemaIds |= r.keySchema() != null || r.valueSchema() != null;
+    }
+    RegistryColumns typed = schemaIds ? registryColumns(batch) : null;
+    if (typed != null) {
+      return encodeTyped(batch, typed, out);
+    }
     if (declared != null) {
       batch = rejectMismatches(batch);
     }
     // With no rows this still writes a valid, zero-row file: an object that claims a range of
     // offsets must be readable by every Parquet reader (DuckDB refuses a zero-byte .parquet).
     ColumnPlan plan = ColumnPlan.plan(batch, ParquetSchema.METADATA, true, declared);
-    ParquetSchema schema = new ParquetSchema(includeKafkaMetadata, batch.binaryKeys(), plan);
+    ParquetSchema schema =
+        new ParquetSchema(includeKafkaMetadata, batch.binaryKeys(), schemaIds, plan, null);
+    write(schema, batch.rows(), out);
+    return new EncodeResult(batch.rows().size(), batch.tombstonesSkipped(), batch.rejected());
+  }
+
+  /**
+   * The registry schemas of the batch's values, merged; null when no registry is configured or no
+   * value has a schema with columns (JSON Schema), so the columns are inferred.
+   */
+  private RegistryColumns registryColumns(TabularBatch batch) {
+    if (!registry.configured()) {
+      return null;
+    }
+    Map<String, List<FieldType.Column>> schemas = new LinkedHashMap<>();
+    for (Row row : batch.rows()) {
+      SchemaMetadata m = row.record().valueSchema();
+      if (m != null && !schemas.containsKey(m.schemaId())) {
+        schemas.put(
+            m.schemaId(), registry.schemaFor(m).map(RegistrySchema::columns).orElse(List.of()));
+      }
+    }
+    List<List<FieldType.Column>> withColumns = new ArrayList<>();
+    schemas.values().stream().filter(c -> !c.isEmpty()).forEach(withColumns::add);
+    return withColumns.isEmpty() ? null : new RegistryColumns(withColumns, ParquetSchema.METADATA);
+  }
+
+  /** The registry's columns, typed; a value that does not fit them goes to the error object. */
+  private EncodeResult encodeTyped(TabularBatch batch, RegistryColumns typed, OutputStream out)
+      throws IOException {
+    List<Row> rows = new ArrayList<>(batch.rows().size());
+    List<RejectedRecord> rejected = new ArrayList<>(batch.rejected());
+    for (Row row : batch.rows()) {
+      if (row.fields() == null) {
+        rows.add(row);
+        continue;
+      }
+      try {
+        RegistryColumns.Cells cells = typed.convert(row.record().value());
+        rows.add(new Row(row.record(), row.fields(), cells));
+      } catch (RegistryColumns.Mismatch e) {
+        rejected.add(RejectedRecord.of(row.record(), e.getMessage()));
+      }
+    }
+    ColumnPlan none =
+        ColumnPlan.plan(TabularBatch.read(List.of(), "parquet", false), List.of(), true);
+    ParquetSchema schema =
+        new ParquetSchema(includeKafkaMetadata, batch.binaryKeys(), true, none, typed);
+    write(schema, rows, out);
+    return new EncodeResult(rows.size(), batch.tombstonesSkipped(), rejected);
+  }
+
+  private void write(ParquetSchema schema, List<Row> rows, OutputStream out) throws IOException {
     try (ParquetWriter<Row> writer =
         new Builder(new StreamOutputFile(out), new RowWriteSupport(schema))
             .withConf(new PlainParquetConfiguration())
@@ -93,11 +167,10 @@ public final class ParquetEncoder implements Encoder {
             .withRowGroupSize(ROW_GROUP_BYTES)
             .withDictionaryEncoding(true)
             .build()) {
-      for (Row row : batch.rows()) {
+      for (Row row : rows) {
         writer.write(row);
       }
     }
-    return new EncodeResult(batch.rows().size(), batch.tombstonesSkipped(), batch.rejected());
   }
 
   /** Sends a record whose value does not match a declared type to the error object. */
@@ -196,6 +269,18 @@ public final class ParquetEncoder implements Encoder {
       if (schema.metadata()) {
         index = writeMetadata(row.record());
       }
+      if (schema.typed() != null) {
+        RegistryColumns.Cells typed = row.typed();
+        if (typed != null) {
+          schema.typed().write(consumer, typed.cells(), index);
+        }
+        index += schema.typed().columns().size();
+        if (typed != null && typed.overflow() != null) {
+          string(index, ColumnPlan.OVERFLOW, typed.overflow());
+        }
+        consumer.endMessage();
+        return;
+      }
       List<ColumnPlan.Column> columns = schema.plan().columns();
       overflow.clear();
       Field[] cells =
@@ -251,6 +336,14 @@ public final class ParquetEncoder implements Encoder {
             i++,
             ParquetSchema.KEY_BASE64,
             r.key() != null && !textKey ? Base64.getEncoder().encodeToString(r.key()) : null);
+      }
+      if (schema.schemaIds()) {
+        SchemaMetadata k = r.keySchema();
+        SchemaMetadata v = r.valueSchema();
+        string(i++, ParquetSchema.KEY_SCHEMA_ID, k == null ? null : k.schemaId());
+        string(i++, ParquetSchema.KEY_DATA_FORMAT, k == null ? null : k.dataFormat());
+        string(i++, ParquetSchema.VALUE_SCHEMA_ID, v == null ? null : v.schemaId());
+        string(i++, ParquetSchema.VALUE_DATA_FORMAT, v == null ? null : v.dataFormat());
       }
       return i;
     }

@@ -42,8 +42,24 @@ final class ParquetSchema {
   static final String KEY = "kafka_key";
   static final String HEADERS = "kafka_headers";
   static final String KEY_BASE64 = "kafka_key_base64";
+  static final String KEY_SCHEMA_ID = "kafka_key_schema_id";
+  static final String KEY_DATA_FORMAT = "kafka_key_data_format";
+  static final String VALUE_SCHEMA_ID = "kafka_value_schema_id";
+  static final String VALUE_DATA_FORMAT = "kafka_value_data_format";
   static final List<String> METADATA =
-      List.of(TOPIC, PARTITION, OFFSET, TIMESTAMP, TIMESTAMP_TYPE, KEY, HEADERS, KEY_BASE64);
+      List.of(
+          TOPIC,
+          PARTITION,
+          OFFSET,
+          TIMESTAMP,
+          TIMESTAMP_TYPE,
+          KEY,
+          HEADERS,
+          KEY_BASE64,
+          KEY_SCHEMA_ID,
+          KEY_DATA_FORMAT,
+          VALUE_SCHEMA_ID,
+          VALUE_DATA_FORMAT);
 
   static final int DECIMAL_PRECISION = 38;
   static final int DECIMAL_SCALE = 9;
@@ -53,14 +69,40 @@ final class ParquetSchema {
 
   private final boolean metadata;
   private final boolean keyBase64;
+  private final boolean schemaIds;
   private final ColumnPlan plan;
+  private final RegistryColumns typed;
   private final MessageType messageType;
 
   ParquetSchema(boolean metadata, boolean keyBase64, ColumnPlan plan) {
+    this(metadata, keyBase64, false, plan, null);
+  }
+
+  /**
+   * With {@code typed} (may be null), the value columns are the registry schema's instead of {@code
+   * plan}'s; {@code schemaIds} adds the schema id and data format metadata columns.
+   */
+  ParquetSchema(
+      boolean metadata,
+      boolean keyBase64,
+      boolean schemaIds,
+      ColumnPlan plan,
+      RegistryColumns typed) {
     this.metadata = metadata;
     this.keyBase64 = keyBase64;
+    this.schemaIds = metadata && schemaIds;
     this.plan = plan;
+    this.typed = typed;
     this.messageType = buildMessageType();
+  }
+
+  boolean schemaIds() {
+    return schemaIds;
+  }
+
+  /** The registry schema's columns, or null when the columns are inferred. */
+  RegistryColumns typed() {
+    return typed;
   }
 
   boolean metadata() {
@@ -188,6 +230,15 @@ final class ParquetSchema {
             .as(LogicalTypeAnnotation.stringType())
             .named(KEY_BASE64);
       }
+      if (schemaIds) {
+        for (String name :
+            List.of(KEY_SCHEMA_ID, KEY_DATA_FORMAT, VALUE_SCHEMA_ID, VALUE_DATA_FORMAT)) {
+          b.optional(PrimitiveTypeName.BINARY).as(LogicalTypeAnnotation.stringType()).named(name);
+        }
+      }
+    }
+    if (typed != null) {
+      typed.addTo(b);
     }
     for (ColumnPlan.Column c : plan.columns()) {
       switch (c.kind()) {

@@ -44,8 +44,15 @@ record TabularBatch(
    */
   record Field(String name, Kind kind, String text) {}
 
-  /** A record and its value's fields; {@code fields} is null for a tombstone kept as a row. */
-  record Row(KafkaRecord record, List<Field> fields) {}
+  /**
+   * A record and its value's fields; {@code fields} is null for a tombstone kept as a row. {@code
+   * typed} holds the value's cells when a registry schema types the columns.
+   */
+  record Row(KafkaRecord record, List<Field> fields, RegistryColumns.Cells typed) {
+    Row(KafkaRecord record, List<Field> fields) {
+      this(record, fields, null);
+    }
+  }
 
   /**
    * Reads every record. Tombstones are rows with null fields when metadata is on, else counted as

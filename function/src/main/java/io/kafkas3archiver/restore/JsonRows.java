@@ -36,6 +36,11 @@ final class JsonRows {
           "value",
           "value_base64",
           JsonEncoder.VALUE_EXACT_FIELD,
+          // The mapping's schema registry ids (docs/schema-registry.md): carried, not restored.
+          "key_schema_id",
+          "key_data_format",
+          "value_schema_id",
+          "value_data_format",
           "reason",
           "raw_record");
 

@@ -30,7 +30,10 @@ public final class ServiceClients {
     this.env = env;
     for (String variable :
         new String[] {
-          "AWS_ENDPOINT_URL_SECRETS_MANAGER", "AWS_ENDPOINT_URL_STS", "AWS_ENDPOINT_URL"
+          "AWS_ENDPOINT_URL_SECRETS_MANAGER",
+          "AWS_ENDPOINT_URL_STS",
+          "AWS_ENDPOINT_URL_GLUE",
+          "AWS_ENDPOINT_URL"
         }) {
       value(variable).ifPresent(v -> parse(variable, v));
     }
@@ -61,6 +64,12 @@ public final class ServiceClients {
             .overrideConfiguration(overrides());
     endpoint("AWS_ENDPOINT_URL_STS").ifPresent(b::endpointOverride);
     return b.build();
+  }
+
+  /** Glue's endpoint: {@code AWS_ENDPOINT_URL_GLUE}, {@code AWS_ENDPOINT_URL}, else AWS's. */
+  public URI glueEndpoint(String region) {
+    return endpoint("AWS_ENDPOINT_URL_GLUE")
+        .orElse(URI.create("https://glue." + region + ".amazonaws.com"));
   }
 
   /** Where a service's calls go, for error messages. */

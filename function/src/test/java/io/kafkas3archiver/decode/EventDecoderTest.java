@@ -65,6 +65,23 @@ class EventDecoderTest {
   }
 
   @Test
+  void shouldKeepTheSchemaRegistryMetadataOfTheMappingsConvertedRecords() throws IOException {
+    // AWS Lambda developer guide, "Using schema registries with Kafka event sources in Lambda"
+    Invocation.KafkaBatch batch = decodeFile("msk-schema-registry-event.json");
+
+    assertThat(batch.rejected()).isEmpty();
+    assertThat(batch.records())
+        .hasSize(3)
+        .allSatisfy(
+            r -> {
+              assertThat(r.keySchema())
+                  .isEqualTo(new SchemaMetadata("JSON", "b7c8d9e0-1111-2222-3333-444455556666"));
+              assertThat(r.valueSchema())
+                  .isEqualTo(new SchemaMetadata("AVRO", "a1b2c3d4-5678-90ab-cdef-0123456789ab"));
+            });
+  }
+
+  @Test
   void shouldKeepTheEventSourceAndFindTheTombstoneAndTwoPartitions() throws IOException {
     Invocation.KafkaBatch batch = decodeFile("msk-event.json");
 
@@ -201,7 +218,9 @@ class EventDecoderTest {
         r.timestampType(),
         Arrays.toString(r.key()),
         Arrays.toString(r.value()),
-        h);
+        h,
+        String.valueOf(r.keySchema()),
+        String.valueOf(r.valueSchema()));
   }
 
   @ParameterizedTest
@@ -242,6 +261,13 @@ class EventDecoderTest {
         "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"headers\":[{\"a\":[]}]}",
         "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"extra\":{\"deep\":[{\"x\":[1,{\"y\":null}]}]},"
             + "\"valueSchemaMetadata\":{\"schemaId\":\"1\",\"dataFormat\":\"AVRO\"},\"value\":\"e30=\"}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"value\":\"e30=\","
+            + "\"keySchemaMetadata\":{\"dataFormat\":\"JSON\",\"schemaId\":\"k-1\"},"
+            + "\"valueSchemaMetadata\":{\"dataFormat\":\"PROTOBUF\",\"schemaId\":\"42\",\"x\":[1]}}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"valueSchemaMetadata\":null}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"valueSchemaMetadata\":{\"dataFormat\":\"AVRO\"}}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"valueSchemaMetadata\":\"AVRO\"}",
+        "{\"topic\":\"t\",\"partition\":0,\"offset\":1,\"keySchemaMetadata\":{\"schemaId\":7,\"dataFormat\":\"AVRO\"}}",
         "{ \"topic\" : \"t\" ,\n \"partition\" : 0 , \"offset\" : 1 ,\r\n\t\"value\" : \"not*base64\" }",
         "\"a string\"",
         "[1,2]",

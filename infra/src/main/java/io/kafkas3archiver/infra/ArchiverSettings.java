@@ -56,6 +56,11 @@ public record ArchiverSettings(
     boolean s3ForcePathStyle,
     Optional<String> expectedBucketOwner,
     Optional<String> parquetSchema,
+    // the mapping's schema registry (docs/schema-registry.md)
+    Optional<String> schemaRegistryUri,
+    String schemaRegistryAuth,
+    Optional<String> schemaRegistrySecretArn,
+    String schemaValidation,
     // created bucket
     int transitionDays,
     String transitionStorageClass,
@@ -184,6 +189,10 @@ public record ArchiverSettings(
           "s3ForcePathStyle",
           "expectedBucketOwner",
           "parquetSchema",
+          "schemaRegistryUri",
+          "schemaRegistryAuth",
+          "schemaRegistrySecretArn",
+          "schemaValidation",
           "transitionDays",
           "transitionStorageClass",
           "expirationDays",
@@ -237,6 +246,62 @@ public record ArchiverSettings(
   private static final Pattern GROUP_ID = Pattern.compile("[a-zA-Z0-9\\-/*:_+=.@]{1,200}");
   private static final Pattern ARN = Pattern.compile("arn:aws[a-z-]*:[a-z0-9-]+:.*");
   private static final Pattern ACCOUNT_ID = Pattern.compile("[0-9]{12}");
+
+  /** A Glue schema registry's ARN, which the mapping's SchemaRegistryURI takes for Glue. */
+  static final Pattern GLUE_REGISTRY =
+      Pattern.compile("arn:aws[a-z-]*:glue:[a-z0-9-]+:[0-9]{12}:registry/[A-Za-z0-9_$#.-]+");
+
+  /** Whether the registry is Glue's (an ARN) rather than a Confluent URL. */
+  boolean glueRegistry() {
+    return schemaRegistryUri.map(u -> GLUE_REGISTRY.matcher(u).matches()).orElse(false);
+  }
+
+  /**
+   * The mapping accepts a SchemaRegistryConfig in provisioned mode only (Lambda developer guide,
+   * "Using schema registries with Kafka event sources in Lambda"), with a Glue registry ARN or a
+   * Confluent URL, and a Secrets Manager secret for a Confluent registry's authentication.
+   */
+  private static void validateSchemaRegistry(
+      Optional<String> uri, String auth, Optional<String> secret, boolean provisioned) {
+    if (uri.isEmpty()) {
+      if (!auth.equals("none") || secret.isPresent()) {
+        throw new IllegalArgumentException(
+            "schemaRegistryAuth/schemaRegistrySecretArn need schemaRegistryUri (a Confluent"
+                + " registry URL); see docs/schema-registry.md");
+      }
+      return;
+    }
+    String u = uri.get();
+    boolean glue = GLUE_REGISTRY.matcher(u).matches();
+    if (!glue && !u.startsWith("https://") && !u.startsWith("http://")) {
+      throw new IllegalArgumentException(
+          "schemaRegistryUri='"
+              + u
+              + "' is not valid; legal values: a Glue registry ARN such as"
+              + " arn:aws:glue:us-east-1:123456789012:registry/orders, or a Confluent registry URL");
+    }
+    if (!provisioned) {
+      throw new IllegalArgumentException(
+          "schemaRegistryUri needs provisionedPollers=true: the event source mapping supports a"
+              + " schema registry in provisioned mode only");
+    }
+    if (glue && !auth.equals("none")) {
+      throw new IllegalArgumentException(
+          "schemaRegistryAuth='"
+              + auth
+              + "' applies to a Confluent registry; a Glue registry is read with the execution"
+              + " role: set schemaRegistryAuth=none");
+    }
+    if (!auth.equals("none") && secret.isEmpty()) {
+      throw new IllegalArgumentException(
+          "schemaRegistryAuth=" + auth + " needs schemaRegistrySecretArn (the registry's secret)");
+    }
+    if (auth.equals("none") && secret.isPresent()) {
+      throw new IllegalArgumentException(
+          "schemaRegistrySecretArn is set but schemaRegistryAuth=none; set"
+              + " schemaRegistryAuth=basic or client-certificate, or remove the secret");
+    }
+  }
 
   /** The column types PARQUET_SCHEMA may declare (the function's ExplicitSchema). */
   static final List<String> PARQUET_TYPES = List.of("number", "boolean", "string", "json");
@@ -415,6 +480,8 @@ public record ArchiverSettings(
       }
       validateParquetSchema(parquetSchema.get());
     }
+    validateSchemaRegistry(
+        schemaRegistryUri, schemaRegistryAuth, schemaRegistrySecretArn, provisionedPollers);
     if (athena && outputFormat.equals("parquet") && athenaColumns.isEmpty()) {
       throw new IllegalArgumentException(
           "athenaColumns is required for a parquet table (name:type,...): Parquet columns are"
@@ -595,6 +662,10 @@ public record ArchiverSettings(
         r.bool("s3ForcePathStyle", false),
         get.apply("expectedBucketOwner"),
         get.apply("parquetSchema"),
+        get.apply("schemaRegistryUri"),
+        r.choice("schemaRegistryAuth", "none", "none", "basic", "client-certificate"),
+        r.arn("schemaRegistrySecretArn"),
+        r.choice("schemaValidation", "VALUE", "VALUE", "KEY", "KEY,VALUE"),
         r.integer("transitionDays", 30),
         r.choice(
             "transitionStorageClass",

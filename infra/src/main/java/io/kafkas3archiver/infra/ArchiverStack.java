@@ -397,6 +397,11 @@ public final class ArchiverStack extends Stack {
     env.put("S3_FORCE_PATH_STYLE", Boolean.toString(s.s3ForcePathStyle()));
     env.put("EXPECTED_BUCKET_OWNER", s.expectedBucketOwner().orElse(""));
     env.put("PARQUET_SCHEMA", s.parquetSchema().orElse(""));
+    env.put("SCHEMA_REGISTRY_URI", s.schemaRegistryUri().orElse(""));
+    // The function sends basic auth only; with a client certificate it cannot reach the registry.
+    env.put(
+        "SCHEMA_REGISTRY_SECRET_ARN",
+        s.schemaRegistryAuth().equals("basic") ? s.schemaRegistrySecretArn().orElse("") : "");
     env.put("REPORT_BATCH_ITEM_FAILURES", Boolean.toString(s.mappingReportsItemFailures()));
     env.put("LOG_LEVEL", s.logLevel());
     return env;

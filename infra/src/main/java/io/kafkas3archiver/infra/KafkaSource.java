@@ -21,6 +21,9 @@ import software.amazon.awscdk.services.lambda.CfnEventSourceMapping.EndpointsPro
 import software.amazon.awscdk.services.lambda.CfnEventSourceMapping.MetricsConfigProperty;
 import software.amazon.awscdk.services.lambda.CfnEventSourceMapping.OnFailureProperty;
 import software.amazon.awscdk.services.lambda.CfnEventSourceMapping.ProvisionedPollerConfigProperty;
+import software.amazon.awscdk.services.lambda.CfnEventSourceMapping.SchemaRegistryAccessConfigProperty;
+import software.amazon.awscdk.services.lambda.CfnEventSourceMapping.SchemaRegistryConfigProperty;
+import software.amazon.awscdk.services.lambda.CfnEventSourceMapping.SchemaValidationConfigProperty;
 import software.amazon.awscdk.services.lambda.CfnEventSourceMapping.SelfManagedEventSourceProperty;
 import software.amazon.awscdk.services.lambda.CfnEventSourceMapping.SelfManagedKafkaEventSourceConfigProperty;
 import software.amazon.awscdk.services.lambda.CfnEventSourceMapping.SourceAccessConfigurationProperty;
@@ -53,11 +56,13 @@ final class KafkaSource {
             .maximumBatchingWindowInSeconds(s.batchingWindowSeconds())
             .enabled(true);
 
+    SchemaRegistryConfigProperty registry = schemaRegistry(s).orElse(null);
     if (s.sourceType() == SourceType.MSK) {
       m.eventSourceArn(s.clusterArn().orElseThrow())
           .amazonManagedKafkaEventSourceConfig(
               AmazonManagedKafkaEventSourceConfigProperty.builder()
                   .consumerGroupId(s.consumerGroupId())
+                  .schemaRegistryConfig(registry)
                   .build());
     } else {
       m.selfManagedEventSource(
@@ -70,6 +75,7 @@ final class KafkaSource {
           .selfManagedKafkaEventSourceConfig(
               SelfManagedKafkaEventSourceConfigProperty.builder()
                   .consumerGroupId(s.consumerGroupId())
+                  .schemaRegistryConfig(registry)
                   .build());
     }
     s.startingPositionTimestamp().ifPresent(m::startingPositionTimestamp);
@@ -193,6 +199,71 @@ final class KafkaSource {
    * secret, KMS and VPC permissions; VPC ones only when the brokers are in a VPC). The
    * kafka-cluster actions for IAM auth are from "IAM access control" in the MSK developer guide.
    */
+  /**
+   * The mapping's SchemaRegistryConfig. Names and values as AWS CloudFormation's reference gives
+   * them: "AWS::Lambda::EventSourceMapping SchemaRegistryConfig" (SchemaRegistryURI,
+   * EventRecordFormat JSON | SOURCE, AccessConfigs, SchemaValidationConfigs), "...
+   * SchemaRegistryAccessConfig" (Type BASIC_AUTH | CLIENT_CERTIFICATE_TLS_AUTH |
+   * SERVER_ROOT_CA_CERTIFICATE, URI a secret ARN) and "... SchemaValidationConfig" (Attribute KEY |
+   * VALUE). JSON, so the function receives JSON values with valueSchemaMetadata.
+   */
+  static Optional<SchemaRegistryConfigProperty> schemaRegistry(ArchiverSettings s) {
+    if (s.schemaRegistryUri().isEmpty()) {
+      return Optional.empty();
+    }
+    List<SchemaValidationConfigProperty> validate = new ArrayList<>();
+    for (String attribute : s.schemaValidation().split(",")) {
+      validate.add(SchemaValidationConfigProperty.builder().attribute(attribute).build());
+    }
+    SchemaRegistryConfigProperty.Builder b =
+        SchemaRegistryConfigProperty.builder()
+            .schemaRegistryUri(s.schemaRegistryUri().get())
+            .eventRecordFormat("JSON")
+            .schemaValidationConfigs(validate);
+    String type =
+        switch (s.schemaRegistryAuth()) {
+          case "basic" -> "BASIC_AUTH";
+          case "client-certificate" -> "CLIENT_CERTIFICATE_TLS_AUTH";
+          default -> null;
+        };
+    if (type != null) {
+      b.accessConfigs(
+          List.of(
+              SchemaRegistryAccessConfigProperty.builder()
+                  .type(type)
+                  .uri(s.schemaRegistrySecretArn().orElseThrow())
+                  .build()));
+    }
+    return Optional.of(b.build());
+  }
+
+  /**
+   * What the schema registry needs of the execution role, which the mapping and the function share:
+   * Glue's two read actions on the registry and its schemas, or the Confluent secret.
+   */
+  static List<PolicyStatement> registryStatements(ArchiverSettings s) {
+    List<PolicyStatement> statements = new ArrayList<>();
+    if (s.glueRegistry()) {
+      String registry = s.schemaRegistryUri().orElseThrow();
+      String schemas =
+          registry.replaceFirst(":registry/", ":schema/") + "/*"; // schema/<registry>/<schema>
+      statements.add(
+          AccessPolicy.allow(
+              "ReadSchemaRegistry",
+              List.of("glue:GetRegistry", "glue:GetSchemaVersion"),
+              List.of(registry, schemas)));
+    }
+    s.schemaRegistrySecretArn()
+        .ifPresent(
+            secret ->
+                statements.add(
+                    AccessPolicy.allow(
+                        "ReadSchemaRegistrySecret",
+                        List.of("secretsmanager:GetSecretValue"),
+                        List.of(secret))));
+    return statements;
+  }
+
   static List<PolicyStatement> pollerStatements(ArchiverSettings s) {
     List<PolicyStatement> statements = new ArrayList<>();
     // The pollers run in the brokers' VPC through ENIs; these EC2 actions take no resource ARNs.
@@ -237,6 +308,7 @@ final class KafkaSource {
                 List.of(mskChildArn(cluster, "group", s.consumerGroupId()))));
       }
     }
+    statements.addAll(registryStatements(s));
     List<String> secrets = mappingSecrets(s);
     if (!secrets.isEmpty()) {
       statements.add(

@@ -32,6 +32,7 @@ class CfnLintIT {
               "Rules MskScramNeedsSecretAndCustomerManagedKey, SelfManagedSaslNeedsSecret",
           "W1030 ClientCertificateSecretArn", "Rule MtlsNeedsClientCertificate",
           "W1030 OnFailureBucketArn", "Rule S3OnFailureNeedsBucket",
+          "W1030 SchemaRegistrySecretArn", "Rule SchemaRegistryAuthNeedsSecret",
           "W1033 BootstrapServers", "Rule SelfManagedNeedsBrokers");
 
   @Test

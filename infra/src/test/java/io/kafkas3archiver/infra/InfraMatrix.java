@@ -27,6 +27,9 @@ final class InfraMatrix {
       "arn:aws:secretsmanager:us-east-1:123456789012:secret:archiver-client-cert-AbCdEf";
   static final String ROOT_CA_SECRET_ARN =
       "arn:aws:secretsmanager:us-east-1:123456789012:secret:archiver-root-ca-AbCdEf";
+  static final String GLUE_REGISTRY_ARN = "arn:aws:glue:us-east-1:123456789012:registry/orders";
+  static final String REGISTRY_SECRET_ARN =
+      "arn:aws:secretsmanager:us-east-1:123456789012:secret:archiver-registry-AbCdEf";
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private InfraMatrix() {}
@@ -80,6 +83,42 @@ final class InfraMatrix {
     };
     return List.of(
         deployment("msk-iam-sqs-on-failure", "clusterArn", Fixtures.CLUSTER_ARN),
+        deployment(
+            "msk-iam-glue-schema-registry-key-and-value-parquet",
+            "clusterArn",
+            Fixtures.CLUSTER_ARN,
+            "outputFormat",
+            "parquet",
+            "schemaRegistryUri",
+            GLUE_REGISTRY_ARN,
+            "schemaValidation",
+            "KEY,VALUE"),
+        deployment(
+            "self-managed-confluent-schema-registry-basic-auth",
+            concat(
+                selfManaged,
+                "saslScramSecretArn",
+                Fixtures.SCRAM_SECRET_ARN,
+                "schemaRegistryUri",
+                "https://registry.example.com:8081",
+                "schemaRegistryAuth",
+                "basic",
+                "schemaRegistrySecretArn",
+                REGISTRY_SECRET_ARN)),
+        deployment(
+            "self-managed-confluent-schema-registry-client-certificate",
+            concat(
+                selfManaged,
+                "saslScramSecretArn",
+                Fixtures.SCRAM_SECRET_ARN,
+                "schemaRegistryUri",
+                "https://registry.example.com:8081",
+                "schemaRegistryAuth",
+                "client-certificate",
+                "schemaRegistrySecretArn",
+                REGISTRY_SECRET_ARN,
+                "schemaValidation",
+                "KEY")),
         deployment(
             "msk-scram-s3-on-failure-kms-bucket",
             "clusterArn",
@@ -362,6 +401,20 @@ final class InfraMatrix {
     }
     if (d.get("roleArn") != null) {
       out.add("sts:AssumeRole on " + d.get("roleArn"));
+    }
+    // Lambda developer guide, "Using schema registries with Kafka event sources in Lambda": the
+    // execution role needs glue:GetRegistry and glue:GetSchemaVersion for a Glue registry, and
+    // the secret for a Confluent one.
+    String registry = d.get("schemaRegistryUri");
+    if (registry != null && registry.startsWith("arn:")) {
+      String schemas = registry.replace(":registry/", ":schema/") + "/*";
+      for (String action : List.of("glue:GetRegistry", "glue:GetSchemaVersion")) {
+        out.add(action + " on " + registry);
+        out.add(action + " on " + schemas);
+      }
+    }
+    if (d.get("schemaRegistrySecretArn") != null) {
+      out.add("secretsmanager:GetSecretValue on " + d.get("schemaRegistrySecretArn"));
     }
     return out;
   }

@@ -114,8 +114,22 @@ class SamParityTest {
     scramSam.put("OutputFormat", "parquet");
     scramSam.put("ParquetSchema", "{\"vehicleId\":\"string\",\"speedKmh\":\"number\"}");
 
+    Map<String, Object> registryCdk = new LinkedHashMap<>(mskCdk);
+    registryCdk.put("schemaRegistryUri", "https://registry.example.com:8081");
+    registryCdk.put("schemaRegistryAuth", "basic");
+    registryCdk.put("schemaRegistrySecretArn", InfraMatrix.REGISTRY_SECRET_ARN);
+    registryCdk.put("outputFormat", "parquet");
+    Map<String, String> registrySam = new LinkedHashMap<>(mskSam);
+    registrySam.put("SchemaRegistryUri", "https://registry.example.com:8081");
+    registrySam.put("SchemaRegistryAuth", "basic");
+    registrySam.put("SchemaRegistrySecretArn", InfraMatrix.REGISTRY_SECRET_ARN);
+    registrySam.put("OutputFormat", "parquet");
+
     return Stream.of(
         Arguments.of("msk-iam-created-bucket", new Deployment(mskCdk, mskSam)),
+        Arguments.of(
+            "msk-iam-confluent-schema-registry-basic-auth",
+            new Deployment(registryCdk, registrySam)),
         Arguments.of(
             "self-managed-vpc-imported-bucket-secret-role-kms",
             new Deployment(Fixtures.selfManaged(), smSam)),

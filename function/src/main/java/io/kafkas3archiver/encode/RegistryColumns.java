@@ -1,0 +1,409 @@
+package io.kafkas3archiver.encode;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kafkas3archiver.schema.FieldType;
+import io.kafkas3archiver.schema.FieldType.Column;
+import io.kafkas3archiver.schema.FieldType.Scalar;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.io.api.RecordConsumer;
+import org.apache.parquet.schema.GroupType;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+import org.apache.parquet.schema.Type;
+import org.apache.parquet.schema.Types;
+
+/**
+ * The value columns of a Parquet object whose records a schema registry validated: one column per
+ * top-level field of the registry schema, typed by it (docs/schema-registry.md, "Types"), in the
+ * schema's order, whatever the batch holds. Fields the schema does not declare go to {@code
+ * _overflow}; a value that does not fit its declared type sends its record to the error object,
+ * with the reason, never rounded or truncated.
+ *
+ * <p>The schemas of one object's records are merged by field name in order of appearance; where two
+ * schema versions give one field different types, the later version's type is the column's.
+ */
+final class RegistryColumns {
+  private static final ObjectMapper MAPPER =
+      new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+
+  /** A nested record's converted cells. */
+  private record Group(Object[] cells) {}
+
+  /** A value that does not fit its column. */
+  static final class Mismatch extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    Mismatch(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  /** A converted row: its cells by column, and the undeclared fields as JSON text (or null). */
+  record Cells(Object[] cells, String overflow) {}
+
+  private final List<Column> columns;
+  private final List<String> names;
+
+  RegistryColumns(List<List<Column>> schemas, List<String> reserved) {
+    Map<String, Column> merged = new LinkedHashMap<>();
+    for (List<Column> schema : schemas) {
+      for (Column c : schema) {
+        merged.put(c.name(), c);
+      }
+    }
+    this.columns = List.copyOf(merged.values());
+    Set<String> taken = new HashSet<>();
+    reserved.forEach(r -> taken.add(r.toLowerCase(Locale.ROOT)));
+    taken.add(ColumnPlan.OVERFLOW);
+    List<String> unique = new ArrayList<>();
+    for (Column c : columns) {
+      String name = c.name();
+      for (int n = 2; !taken.add(name.toLowerCase(Locale.ROOT)); n++) {
+        name = c.name() + "_" + n;
+      }
+      unique.add(name);
+    }
+    this.names = List.copyOf(unique);
+  }
+
+  List<Column> columns() {
+    return columns;
+  }
+
+  // ---- schema ----
+
+  void addTo(Types.MessageTypeBuilder b) {
+    for (int i = 0; i < columns.size(); i++) {
+      b.addField(type(names.get(i), columns.get(i).type()));
+    }
+  }
+
+  /** Bytes of the smallest two's-complement array that holds every unscaled value. */
+  static int decimalBytes(int precision) {
+    BigInteger max = BigInteger.TEN.pow(precision);
+    return (max.bitLength() + 1 + 7) / 8;
+  }
+
+  private static Type type(String name, FieldType t) {
+    return switch (t) {
+      case Scalar s ->
+          switch (s) {
+            case BOOLEAN -> Types.optional(PrimitiveTypeName.BOOLEAN).named(name);
+            case INT32 -> Types.optional(PrimitiveTypeName.INT32).named(name);
+            case INT64 -> Types.optional(PrimitiveTypeName.INT64).named(name);
+            case FLOAT -> Types.optional(PrimitiveTypeName.FLOAT).named(name);
+            case DOUBLE -> Types.optional(PrimitiveTypeName.DOUBLE).named(name);
+            case STRING -> text(name);
+            case DATE ->
+                Types.optional(PrimitiveTypeName.INT32)
+                    .as(LogicalTypeAnnotation.dateType())
+                    .named(name);
+            case TIME_MILLIS ->
+                Types.optional(PrimitiveTypeName.INT32)
+                    .as(LogicalTypeAnnotation.timeType(true, TimeUnit.MILLIS))
+                    .named(name);
+            case TIME_MICROS ->
+                Types.optional(PrimitiveTypeName.INT64)
+                    .as(LogicalTypeAnnotation.timeType(true, TimeUnit.MICROS))
+                    .named(name);
+            case TIMESTAMP_MILLIS ->
+                Types.optional(PrimitiveTypeName.INT64)
+                    .as(LogicalTypeAnnotation.timestampType(true, TimeUnit.MILLIS))
+                    .named(name);
+            case TIMESTAMP_MICROS ->
+                Types.optional(PrimitiveTypeName.INT64)
+                    .as(LogicalTypeAnnotation.timestampType(true, TimeUnit.MICROS))
+                    .named(name);
+          };
+      case FieldType.Decimal d ->
+          Types.optional(PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY)
+              .length(decimalBytes(d.precision()))
+              .as(LogicalTypeAnnotation.decimalType(d.scale(), d.precision()))
+              .named(name);
+      case FieldType.Struct s -> {
+        List<Type> fields = new ArrayList<>();
+        for (Column c : s.fields()) {
+          fields.add(type(c.name(), c.type()));
+        }
+        // Parquet has no empty group: a record without fields is JSON text.
+        yield fields.isEmpty() ? text(name) : new GroupType(Type.Repetition.OPTIONAL, name, fields);
+      }
+      case FieldType.Json j -> text(name);
+    };
+  }
+
+  private static Type text(String name) {
+    return Types.optional(PrimitiveTypeName.BINARY)
+        .as(LogicalTypeAnnotation.stringType())
+        .named(name);
+  }
+
+  // ---- values ----
+
+  /** The value's cells; throws {@link Mismatch} naming the field and the reason. */
+  Cells convert(byte[] value) throws Mismatch {
+    JsonNode root;
+    try {
+      root = MAPPER.readTree(value);
+    } catch (IOException e) {
+      throw new Mismatch("the value is not JSON: " + e.getMessage());
+    }
+    if (!(root instanceof ObjectNode object)) {
+      throw new Mismatch("the value is not a JSON object");
+    }
+    Set<String> used = new HashSet<>();
+    Object[] cells = cells(columns, object, used, "");
+    ObjectNode rest = MAPPER.createObjectNode();
+    Iterator<Map.Entry<String, JsonNode>> fields = object.fields();
+    while (fields.hasNext()) {
+      Map.Entry<String, JsonNode> f = fields.next();
+      if (!used.contains(f.getKey())) {
+        rest.set(f.getKey(), f.getValue());
+      }
+    }
+    return new Cells(cells, rest.isEmpty() ? null : rest.toString());
+  }
+
+  private static Object[] cells(
+      List<Column> columns, ObjectNode object, Set<String> used, String path) throws Mismatch {
+    Object[] cells = new Object[columns.size()];
+    for (int i = 0; i < columns.size(); i++) {
+      Column c = columns.get(i);
+      String key = object.has(c.name()) ? c.name() : c.jsonName();
+      JsonNode v = object.get(key);
+      if (v != null) {
+        if (used != null) {
+          used.add(key);
+        }
+        cells[i] = cell(c.type(), v, path + c.name());
+      }
+    }
+    return cells;
+  }
+
+  private static Object cell(FieldType type, JsonNode v, String path) throws Mismatch {
+    if (v.isNull() || v.isMissingNode()) {
+      return null;
+    }
+    if (type instanceof FieldType.Json) {
+      return Binary.fromString(v.toString());
+    }
+    // Avro's JSON encoding wraps a union's value as {"<branch type>": value}.
+    if (v.isObject() && v.size() == 1 && !(type instanceof FieldType.Struct s && declares(s, v))) {
+      v = v.elements().next();
+      if (v.isNull()) {
+        return null;
+      }
+    }
+    return switch (type) {
+      case Scalar s -> scalar(s, v, path);
+      case FieldType.Decimal d -> decimal(d, v, path);
+      case FieldType.Struct s -> {
+        if (!(v instanceof ObjectNode o)) {
+          throw mismatch(path, v, "a record (JSON object)");
+        }
+        yield s.fields().isEmpty()
+            ? Binary.fromString(o.toString())
+            : new Group(cells(s.fields(), o, null, path + "."));
+      }
+      case FieldType.Json j -> Binary.fromString(v.toString());
+    };
+  }
+
+  private static boolean declares(FieldType.Struct s, JsonNode v) {
+    String only = v.fieldNames().next();
+    for (Column c : s.fields()) {
+      if (c.name().equals(only) || c.jsonName().equals(only)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static Object scalar(Scalar s, JsonNode v, String path) throws Mismatch {
+    return switch (s) {
+      case BOOLEAN -> {
+        if (!v.isBoolean()) {
+          throw mismatch(path, v, "a boolean");
+        }
+        yield v.booleanValue();
+      }
+      case INT32, TIME_MILLIS -> {
+        BigInteger i = integer(v, path);
+        if (i.bitLength() > 31) {
+          throw mismatch(path, v, "a 32-bit integer");
+        }
+        yield i.intValue();
+      }
+      case INT64, TIME_MICROS -> {
+        BigInteger i = integer(v, path);
+        if (i.bitLength() > 63) {
+          throw mismatch(path, v, "a 64-bit integer");
+        }
+        yield i.longValue();
+      }
+      case FLOAT -> (float) floating(v, path);
+      case DOUBLE -> floating(v, path);
+      case STRING -> Binary.fromString(v.isTextual() ? v.textValue() : v.toString());
+      case DATE -> {
+        if (v.isTextual()) {
+          try {
+            yield (int) LocalDate.parse(v.textValue()).toEpochDay();
+          } catch (DateTimeParseException e) {
+            throw mismatch(path, v, "a date (days since 1970-01-01 or yyyy-mm-dd)");
+          }
+        }
+        yield scalar(Scalar.INT32, v, path);
+      }
+      case TIMESTAMP_MILLIS, TIMESTAMP_MICROS -> {
+        if (v.isTextual()) {
+          Instant at = instant(v.textValue(), path, v);
+          yield s == Scalar.TIMESTAMP_MILLIS
+              ? at.toEpochMilli()
+              : ChronoUnit.MICROS.between(Instant.EPOCH, at);
+        }
+        yield scalar(Scalar.INT64, v, path);
+      }
+    };
+  }
+
+  private static Instant instant(String text, String path, JsonNode v) throws Mismatch {
+    try {
+      return OffsetDateTime.parse(text).toInstant();
+    } catch (DateTimeParseException e) {
+      throw mismatch(path, v, "a timestamp (epoch number or ISO-8601 instant with offset)");
+    }
+  }
+
+  /** An integer; Protobuf's JSON writes 64-bit integers as strings. */
+  private static BigInteger integer(JsonNode v, String path) throws Mismatch {
+    try {
+      BigDecimal d =
+          v.isNumber() ? v.decimalValue() : v.isTextual() ? new BigDecimal(v.textValue()) : null;
+      if (d != null) {
+        return d.toBigIntegerExact();
+      }
+    } catch (NumberFormatException | ArithmeticException e) {
+      // reported below
+    }
+    throw mismatch(path, v, "an integer");
+  }
+
+  private static double floating(JsonNode v, String path) throws Mismatch {
+    if (v.isNumber()) {
+      return v.doubleValue();
+    }
+    if (v.isTextual()) {
+      switch (v.textValue()) {
+        case "NaN":
+          return Double.NaN;
+        case "Infinity":
+          return Double.POSITIVE_INFINITY;
+        case "-Infinity":
+          return Double.NEGATIVE_INFINITY;
+        default:
+          break;
+      }
+    }
+    throw mismatch(path, v, "a number");
+  }
+
+  private static Binary decimal(FieldType.Decimal d, JsonNode v, String path) throws Mismatch {
+    BigDecimal n;
+    try {
+      n = v.isNumber() ? v.decimalValue() : v.isTextual() ? new BigDecimal(v.textValue()) : null;
+    } catch (NumberFormatException e) {
+      n = null;
+    }
+    String want = "a decimal(" + d.precision() + "," + d.scale() + ")";
+    if (n == null) {
+      throw mismatch(path, v, want);
+    }
+    BigInteger unscaled;
+    try {
+      unscaled = n.setScale(d.scale()).unscaledValue(); // exact, or ArithmeticException
+    } catch (ArithmeticException e) {
+      throw mismatch(path, v, want + " without rounding");
+    }
+    if (unscaled.abs().compareTo(BigInteger.TEN.pow(d.precision())) >= 0) {
+      throw mismatch(path, v, want);
+    }
+    int length = decimalBytes(d.precision());
+    byte[] twos = unscaled.toByteArray();
+    byte[] bytes = new byte[length];
+    byte pad = (byte) (unscaled.signum() < 0 ? 0xff : 0);
+    for (int i = 0; i < length - twos.length; i++) {
+      bytes[i] = pad;
+    }
+    System.arraycopy(twos, 0, bytes, length - twos.length, twos.length);
+    return Binary.fromConstantByteArray(bytes);
+  }
+
+  private static Mismatch mismatch(String path, JsonNode v, String want) {
+    String shown = v.toString();
+    if (shown.length() > 40) {
+      shown = shown.substring(0, 40) + "...";
+    }
+    return new Mismatch(
+        "field '" + path + "' is " + shown + ", but the registry schema declares " + want);
+  }
+
+  // ---- writing ----
+
+  /** Writes the cells from field index {@code first} on. */
+  void write(RecordConsumer consumer, Object[] cells, int first) {
+    write(consumer, columns, names, cells, first);
+  }
+
+  private static void write(
+      RecordConsumer consumer,
+      List<Column> columns,
+      List<String> names,
+      Object[] cells,
+      int first) {
+    for (int i = 0; i < cells.length; i++) {
+      Object cell = cells[i];
+      if (cell == null) {
+        continue;
+      }
+      String name = names == null ? columns.get(i).name() : names.get(i);
+      consumer.startField(name, first + i);
+      switch (cell) {
+        case Boolean b -> consumer.addBoolean(b);
+        case Integer n -> consumer.addInteger(n);
+        case Long n -> consumer.addLong(n);
+        case Float f -> consumer.addFloat(f);
+        case Double d -> consumer.addDouble(d);
+        case Binary b -> consumer.addBinary(b);
+        case Group g -> {
+          consumer.startGroup();
+          FieldType.Struct s = (FieldType.Struct) columns.get(i).type();
+          write(consumer, s.fields(), null, g.cells(), 0);
+          consumer.endGroup();
+        }
+        default -> throw new IllegalStateException("no Parquet value for " + cell.getClass());
+      }
+      consumer.endField(name, first + i);
+    }
+  }
+}

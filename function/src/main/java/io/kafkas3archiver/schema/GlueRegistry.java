@@ -1,0 +1,153 @@
+package io.kafkas3archiver.schema;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.http.ContentStreamProvider;
+import software.amazon.awssdk.http.SdkHttpMethod;
+import software.amazon.awssdk.http.SdkHttpRequest;
+import software.amazon.awssdk.http.auth.aws.signer.AwsV4HttpSigner;
+import software.amazon.awssdk.http.auth.spi.signer.SignedRequest;
+
+/**
+ * An AWS Glue Schema Registry: {@code GetSchemaVersion} by schema version id, which is the {@code
+ * schemaId} the mapping sends for Glue. One JSON-protocol call ({@code X-Amz-Target:
+ * AWSGlue.GetSchemaVersion}), signed with the SDK's SigV4 signer that the S3 client already ships,
+ * over the JDK's HTTP client: the SDK's {@code glue} module would add 9.2 MB (5,795 classes) to the
+ * jar for this one call, and the plain jar keeps Glue's client for the Iceberg artifact alone.
+ */
+public final class GlueRegistry implements SchemaRegistry {
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+  /** Headers the JDK's client sets itself and refuses from the caller. */
+  private static final List<String> RESTRICTED = List.of("host", "content-length", "connection");
+
+  private final String registryArn;
+  private final URI endpoint;
+  private final String region;
+  private final AwsCredentialsProvider credentials;
+  private final HttpClient http;
+
+  /** {@code endpoint} is Glue's, e.g. {@code https://glue.us-east-1.amazonaws.com}. */
+  public GlueRegistry(
+      String registryArn, URI endpoint, String region, AwsCredentialsProvider credentials) {
+    this.registryArn = registryArn;
+    this.endpoint = endpoint;
+    this.region = region;
+    this.credentials = credentials;
+    this.http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
+  }
+
+  @Override
+  public String describe() {
+    return "the Glue schema registry " + registryArn;
+  }
+
+  @Override
+  public Definition fetch(String schemaId) {
+    String body;
+    try {
+      body = MAPPER.writeValueAsString(Map.of("SchemaVersionId", schemaId));
+    } catch (IOException e) {
+      throw new IllegalStateException("writing a small map cannot fail", e);
+    }
+    HttpResponse<String> response;
+    try {
+      response = http.send(signed(body), HttpResponse.BodyHandlers.ofString());
+    } catch (IOException | RuntimeException e) {
+      // RuntimeException: the credentials could not be resolved, or the request not signed.
+      throw SchemaRegistries.unreachable(this, schemaId, e.toString(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw SchemaRegistries.unreachable(this, schemaId, "interrupted", e);
+    }
+    JsonNode answer;
+    try {
+      answer = MAPPER.readTree(response.body());
+    } catch (IOException e) {
+      answer = MAPPER.createObjectNode();
+    }
+    int status = response.statusCode();
+    if (status == 200 && answer.path("SchemaDefinition").isTextual()) {
+      return new Definition(
+          answer.path("DataFormat").asText("AVRO"), answer.get("SchemaDefinition").asText());
+    }
+    // JSON protocol errors: {"__type": "...#EntityNotFoundException", "Message": "..."}.
+    String type = answer.path("__type").asText("");
+    type = type.substring(type.indexOf('#') + 1);
+    String message = answer.path("Message").asText(answer.path("message").asText(""));
+    if (type.equals("EntityNotFoundException")) {
+      throw SchemaRegistries.notFound(this, schemaId);
+    }
+    if (type.equals("AccessDeniedException") || status == 403) {
+      throw new SchemaRegistryException(
+          describe()
+              + " refused GetSchemaVersion for "
+              + schemaId
+              + " ("
+              + (type.isEmpty() ? "HTTP " + status : type)
+              + "); grant the function's execution role glue:GetSchemaVersion and"
+              + " glue:GetRegistry on the registry and its schemas",
+          false,
+          null);
+    }
+    if (status >= 500 || status == 429 || type.contains("Throttling")) {
+      throw SchemaRegistries.unreachable(this, schemaId, "HTTP " + status + " " + type, null);
+    }
+    throw new SchemaRegistryException(
+        describe()
+            + " refused GetSchemaVersion for "
+            + schemaId
+            + " (HTTP "
+            + status
+            + " "
+            + type
+            + ": "
+            + message
+            + ")",
+        false,
+        null);
+  }
+
+  private HttpRequest signed(String body) {
+    SdkHttpRequest request =
+        SdkHttpRequest.builder()
+            .method(SdkHttpMethod.POST)
+            .uri(endpoint)
+            .putHeader("Content-Type", "application/x-amz-json-1.1")
+            .putHeader("X-Amz-Target", "AWSGlue.GetSchemaVersion")
+            .build();
+    SignedRequest signed =
+        AwsV4HttpSigner.create()
+            .sign(
+                r ->
+                    r.identity(credentials.resolveCredentials())
+                        .request(request)
+                        .payload(ContentStreamProvider.fromUtf8String(body))
+                        .putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, "glue")
+                        .putProperty(AwsV4HttpSigner.REGION_NAME, region));
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(endpoint)
+            .timeout(TIMEOUT)
+            .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+    signed
+        .request()
+        .forEachHeader(
+            (name, values) -> {
+              if (!RESTRICTED.contains(name.toLowerCase(java.util.Locale.ROOT))) {
+                values.forEach(v -> b.header(name, v));
+              }
+            });
+    return b.build();
+  }
+}
