@@ -34,7 +34,12 @@ final class IcebergHarness implements AutoCloseable {
   private final RESTCatalog reader;
 
   IcebergHarness() throws Exception {
-    s3 = S3ProxyServer.inMemory();
+    this(S3ProxyServer.inMemory());
+  }
+
+  /** Over this S3Proxy, e.g. one that counts requests (IcebergBench). */
+  IcebergHarness(S3ProxyServer s3) throws Exception {
+    this.s3 = s3;
     s3.createBucket(BUCKET);
     s3.createBucket(RestCatalogServer.WAREHOUSE_BUCKET);
     rest = RestCatalogServer.start(s3);
