@@ -320,7 +320,9 @@ final class IcebergArchiver implements BatchArchiver {
         if (p == null) {
           continue; // we evolved the schema: prepare again on the new one
         }
-      } catch (CommitFailedException e) {
+      } catch (CommitFailedException | CommitStateUnknownException e) {
+        // A schema update lost a race, or the catalog could not say whether it landed: the next
+        // round refreshes and evolves again only if the columns are still missing.
         backoff(attempt++, deadline, tb.table, e);
         continue;
       } catch (UploadException e) {
