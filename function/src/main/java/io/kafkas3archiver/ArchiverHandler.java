@@ -14,6 +14,7 @@ import io.kafkas3archiver.report.BatchOutcome;
 import io.kafkas3archiver.report.EmfMetrics;
 import io.kafkas3archiver.report.InvocationLog;
 import io.kafkas3archiver.table.BatchArchiver;
+import io.kafkas3archiver.table.MaintenanceReport;
 import io.kafkas3archiver.table.TableWriterProvider;
 import io.kafkas3archiver.table.TableWriters;
 import io.kafkas3archiver.upload.CredentialsSource;
@@ -165,6 +166,11 @@ public final class ArchiverHandler implements RequestStreamHandler {
                             + " preflight check"));
         // The report is the answer, passed or failed: a failed check is a result, not an error.
         PreflightReport report = check.run(Deadline.in(remaining, clock));
+        System.out.println(report.toLogLine(requestId));
+        output.write(report.toJson().getBytes(StandardCharsets.UTF_8));
+      }
+      case Invocation.MaintainRequest m -> {
+        MaintenanceReport report = pipeline.maintain(Deadline.in(remaining, clock));
         System.out.println(report.toLogLine(requestId));
         output.write(report.toJson().getBytes(StandardCharsets.UTF_8));
       }

@@ -89,11 +89,15 @@ public final class EventDecoder {
         }
       }
       if (action != null) {
-        if (action.equals("preflight")) {
-          return new Invocation.PreflightRequest();
-        }
-        throw new BadEventException(
-            "unknown action '" + action + "'; the only action is \"preflight\"");
+        return switch (action) {
+          case "preflight" -> new Invocation.PreflightRequest();
+          case "maintain" -> new Invocation.MaintainRequest();
+          default ->
+              throw new BadEventException(
+                  "unknown action '"
+                      + action
+                      + "'; the actions are \"preflight\" and \"maintain\" (iceberg tables)");
+        };
       }
       if (!sawRecords) {
         throw new BadEventException(

@@ -2,7 +2,10 @@ package io.kafkas3archiver.decode;
 
 import java.util.List;
 
-/** What one invocation asks for: archive a Kafka batch, or run the preflight check. */
+/**
+ * What one invocation asks for: archive a Kafka batch, run the preflight check, or maintain the
+ * tables (OUTPUT_FORMAT=iceberg).
+ */
 public sealed interface Invocation {
 
   /**
@@ -23,4 +26,10 @@ public sealed interface Invocation {
 
   /** {@code {"action": "preflight"}}: check credentials, bucket and region without archiving. */
   record PreflightRequest() implements Invocation {}
+
+  /**
+   * {@code {"action": "maintain"}}: compact the tables' small files and expire old snapshots
+   * (OUTPUT_FORMAT=iceberg; scheduled by the infrastructure).
+   */
+  record MaintainRequest() implements Invocation {}
 }

@@ -1,5 +1,6 @@
 package io.kafkas3archiver.table;
 
+import io.kafkas3archiver.config.ConfigException;
 import io.kafkas3archiver.decode.Invocation.KafkaBatch;
 import io.kafkas3archiver.report.BatchOutcome;
 import io.kafkas3archiver.upload.Deadline;
@@ -12,4 +13,15 @@ import io.kafkas3archiver.upload.Deadline;
  */
 public interface BatchArchiver {
   BatchOutcome archive(KafkaBatch batch, Deadline deadline);
+
+  /**
+   * {@code {"action":"maintain"}}: compact small files and expire old snapshots. Only tables have
+   * anything to maintain; the file formats refuse it.
+   */
+  default MaintenanceReport maintain(Deadline deadline) {
+    throw new ConfigException(
+        "{\"action\":\"maintain\"} maintains Iceberg tables, and this function writes files:"
+            + " invoke it only with OUTPUT_FORMAT=iceberg (the infrastructure schedules it only"
+            + " then)");
+  }
 }

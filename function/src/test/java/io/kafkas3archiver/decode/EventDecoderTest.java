@@ -164,6 +164,14 @@ class EventDecoderTest {
   }
 
   @Test
+  void shouldRecogniseTheMaintainActionAndNameBothWhenTheActionIsUnknown() throws IOException {
+    assertThat(decode("{\"action\":\"maintain\"}")).isInstanceOf(Invocation.MaintainRequest.class);
+    assertThatThrownBy(() -> decode("{\"action\":\"compact\"}"))
+        .isInstanceOf(BadEventException.class)
+        .hasMessageContaining("\"preflight\" and \"maintain\"");
+  }
+
+  @Test
   void shouldRejectAnEventWithoutRecordsSayingWhatWasExpected() {
     assertThatThrownBy(() -> decode("{\"Records\":[{\"s3\":{}}]}"))
         .isInstanceOf(BadEventException.class)

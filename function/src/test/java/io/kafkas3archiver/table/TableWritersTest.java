@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.kafkas3archiver.ArchiverHandler;
 import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.config.ConfigException;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.Map;
 import java.util.ServiceLoader;
@@ -30,5 +33,23 @@ class TableWritersTest {
         .hasMessageContaining("OUTPUT_FORMAT='iceberg'")
         .hasMessageContaining("kafka-s3-archiver-iceberg.jar")
         .hasMessageContaining("json, ndjson, csv, parquet");
+  }
+
+  @Test
+  void shouldRefuseTheMaintainActionWhenTheFunctionWritesFiles() {
+    ArchiverConfig config =
+        ArchiverConfig.fromEnv(Map.of("BUCKET_NAME", "archive", "AWS_REGION", "us-east-1"));
+    var handler =
+        new ArchiverHandler(config, (key, body, type, deadline) -> null, Clock.systemUTC());
+
+    assertThatThrownBy(
+            () ->
+                handler.handleRequest(
+                    new ByteArrayInputStream(
+                        "{\"action\":\"maintain\"}".getBytes(StandardCharsets.UTF_8)),
+                    new ByteArrayOutputStream(),
+                    null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("OUTPUT_FORMAT=iceberg");
   }
 }

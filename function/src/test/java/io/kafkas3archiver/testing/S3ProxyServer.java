@@ -1,8 +1,14 @@
 package io.kafkas3archiver.testing;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.net.URI;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import org.gaul.s3proxy.BlobStores;
 import org.gaul.s3proxy.S3Proxy;
 import org.gaul.s3proxy.auth.AuthenticationType;
@@ -23,30 +29,42 @@ public final class S3ProxyServer implements AutoCloseable {
   public static final String REGION = "us-east-1";
 
   private final S3Proxy proxy;
+  private final Map<String, LongAdder> calls;
 
-  private S3ProxyServer(S3Proxy proxy) {
+  private S3ProxyServer(S3Proxy proxy, Map<String, LongAdder> calls) {
     this.proxy = proxy;
+    this.calls = calls;
   }
 
   public static S3ProxyServer inMemory() {
-    return start(null, 0);
+    return start(null, 0, false);
+  }
+
+  /**
+   * In memory, counting the store calls behind each S3 request ({@link #storeCalls()}), for
+   * benchmarks. The wrapper hides the store's type, and S3Proxy then answered the file formats'
+   * PUTs with 501 NotImplemented (ParquetHivePartitionIT): use it only where checked, with
+   * Iceberg's S3FileIO (IcebergBench).
+   */
+  public static S3ProxyServer inMemoryCounting() {
+    return start(null, 0, true);
   }
 
   public static S3ProxyServer onDisk(Path folder) {
-    return start(folder, 0);
+    return start(folder, 0, false);
   }
 
   /** Starts on a fixed port, e.g. to restart a stopped server where clients expect it. */
   public static S3ProxyServer inMemoryOnPort(int port) {
-    return start(null, port);
+    return start(null, port, false);
   }
 
   /** Starts on disk on a fixed port: a server stopped and started again keeps its objects. */
   public static S3ProxyServer onDiskOnPort(Path folder, int port) {
-    return start(folder, port);
+    return start(folder, port, false);
   }
 
-  private static S3ProxyServer start(Path folder, int port) {
+  private static S3ProxyServer start(Path folder, int port, boolean counting) {
     Properties props = new Properties();
     String provider = "transient-nio2";
     if (folder != null) {
@@ -54,7 +72,24 @@ public final class S3ProxyServer implements AutoCloseable {
       props.setProperty("jclouds.filesystem.basedir", folder.toAbsolutePath().toString());
       provider = "filesystem-nio2";
     }
-    BlobStore store = BlobStores.create(provider, props);
+    BlobStore backing = BlobStores.create(provider, props);
+    Map<String, LongAdder> calls = new ConcurrentHashMap<>();
+    // Counts what S3Proxy asks of its store (one call per S3 request, roughly): benchmarks read it.
+    BlobStore store =
+        !counting
+            ? backing
+            : (BlobStore)
+                Proxy.newProxyInstance(
+                    BlobStore.class.getClassLoader(),
+                    new Class<?>[] {BlobStore.class},
+                    (self, method, args) -> {
+                      calls.computeIfAbsent(method.getName(), k -> new LongAdder()).increment();
+                      try {
+                        return method.invoke(backing, args);
+                      } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                      }
+                    });
     S3Proxy proxy =
         S3Proxy.builder()
             .blobStore(store)
@@ -73,7 +108,14 @@ public final class S3ProxyServer implements AutoCloseable {
     } catch (Exception e) {
       throw new IllegalStateException("could not start S3Proxy", e);
     }
-    return new S3ProxyServer(proxy);
+    return new S3ProxyServer(proxy, calls);
+  }
+
+  /** Store calls by method ({@code putBlob}, {@code getBlob}, {@code blobMetadata}, ...) so far. */
+  public Map<String, Long> storeCalls() {
+    Map<String, Long> out = new TreeMap<>();
+    calls.forEach((k, v) -> out.put(k, v.sum()));
+    return out;
   }
 
   public int port() {

@@ -24,17 +24,24 @@ final class CommittedOffsets {
     Map<String, Long> offsets = new HashMap<>();
     Snapshot s = table.currentSnapshot();
     while (s != null) {
-      Map<String, String> summary = s.summary();
-      if (summary != null && MARKER_VERSION.equals(summary.get(MARKER))) {
-        summary.forEach(
-            (k, v) -> {
-              if (k.startsWith(PREFIX)) {
-                offsets.merge(k.substring(PREFIX.length()), Long.parseLong(v), Math::max);
-              }
-            });
-      }
+      of(s).forEach((tp, offset) -> offsets.merge(tp, offset, Math::max));
       Long parent = s.parentId();
       s = parent == null ? null : table.snapshot(parent);
+    }
+    return offsets;
+  }
+
+  /** The offsets one snapshot's own summary holds; empty for snapshots of other writers. */
+  static Map<String, Long> of(Snapshot s) {
+    Map<String, Long> offsets = new HashMap<>();
+    Map<String, String> summary = s.summary();
+    if (summary != null && MARKER_VERSION.equals(summary.get(MARKER))) {
+      summary.forEach(
+          (k, v) -> {
+            if (k.startsWith(PREFIX)) {
+              offsets.put(k.substring(PREFIX.length()), Long.parseLong(v));
+            }
+          });
     }
     return offsets;
   }

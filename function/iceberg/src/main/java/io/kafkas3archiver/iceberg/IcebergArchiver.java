@@ -11,6 +11,7 @@ import io.kafkas3archiver.report.TableCommit;
 import io.kafkas3archiver.report.TopicOutcome;
 import io.kafkas3archiver.report.WrittenObject;
 import io.kafkas3archiver.table.BatchArchiver;
+import io.kafkas3archiver.table.MaintenanceReport;
 import io.kafkas3archiver.upload.CredentialsSource;
 import io.kafkas3archiver.upload.Deadline;
 import io.kafkas3archiver.upload.ErrorType;
@@ -30,7 +31,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import org.apache.iceberg.DataFile;
@@ -48,7 +48,6 @@ import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetWriter;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
@@ -57,7 +56,6 @@ import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.DataWriter;
-import org.apache.iceberg.parquet.Parquet;
 
 /**
  * OUTPUT_FORMAT=iceberg: one batch is one atomic append commit per table. The snapshot summary
@@ -172,6 +170,66 @@ final class IcebergArchiver implements BatchArchiver {
         tallies.values().stream().map(Tally::outcome).toList(), failures, commits);
   }
 
+  /**
+   * {@code {"action":"maintain"}}: {@code ICEBERG_TABLE}, or every table of the namespace that this
+   * archiver commits to (its snapshots carry the offsets), compacted and expired in turn.
+   */
+  @Override
+  public MaintenanceReport maintain(Deadline deadline) {
+    TableMaintainer maintainer = new TableMaintainer(settings.maintenance(), clock);
+    List<MaintenanceReport.TableMaintenance> results = new ArrayList<>();
+    List<String> names;
+    try {
+      names =
+          settings.table().isPresent()
+              ? List.of(settings.table().get())
+              : catalog().listTables(Namespace.of(settings.database())).stream()
+                  .map(TableIdentifier::name)
+                  .sorted()
+                  .toList();
+    } catch (RuntimeException e) {
+      results.add(failed(settings.database(), catalogError(settings.database(), e, 1)));
+      return new MaintenanceReport(config.title(), results);
+    }
+    for (String name : names) {
+      if (deadline.remainingMillis() < DEADLINE_MARGIN_MS * 5) {
+        results.add(
+            new MaintenanceReport.TableMaintenance(
+                name,
+                MaintenanceReport.Outcome.OUT_OF_TIME,
+                0,
+                0,
+                0,
+                0,
+                -1,
+                0,
+                0,
+                0,
+                "the invocation's time ran out; give the maintenance function a longer timeout"));
+        continue;
+      }
+      Table table;
+      try {
+        table = catalog().loadTable(TableIdentifier.of(Namespace.of(settings.database()), name));
+      } catch (NoSuchTableException e) {
+        continue; // not created yet: nothing to maintain
+      } catch (RuntimeException e) {
+        results.add(failed(name, catalogError(name, e, 1)));
+        continue;
+      }
+      if (settings.table().isEmpty() && CommittedOffsets.read(table).isEmpty()) {
+        continue; // another writer's table in the same namespace
+      }
+      results.add(maintainer.run(name, table, deadline));
+    }
+    return new MaintenanceReport(config.title(), results);
+  }
+
+  private static MaintenanceReport.TableMaintenance failed(String name, UploadException e) {
+    return new MaintenanceReport.TableMaintenance(
+        name, MaintenanceReport.Outcome.FAILED, 0, 0, 0, 0, -1, 0, 1, 0, e.getMessage());
+  }
+
   /** The records of one batch bound for one table. */
   private static final class TableBatch {
     final String table;
@@ -262,7 +320,9 @@ final class IcebergArchiver implements BatchArchiver {
         if (p == null) {
           continue; // we evolved the schema: prepare again on the new one
         }
-      } catch (CommitFailedException e) {
+      } catch (CommitFailedException | CommitStateUnknownException e) {
+        // A schema update lost a race, or the catalog could not say whether it landed: the next
+        // round refreshes and evolves again only if the columns are still missing.
         backoff(attempt++, deadline, tb.table, e);
         continue;
       } catch (UploadException e) {
@@ -293,7 +353,7 @@ final class IcebergArchiver implements BatchArchiver {
       try {
         append.commit();
       } catch (CommitFailedException | ValidationException e) {
-        deleteQuietly(table, p.files());
+        DataFileWriter.deleteQuietly(table, p.files());
         backoff(attempt++, deadline, tb.table, e);
         continue;
       } catch (CommitStateUnknownException e) {
@@ -302,7 +362,7 @@ final class IcebergArchiver implements BatchArchiver {
         backoff(attempt++, deadline, tb.table, e);
         continue;
       } catch (RuntimeException e) {
-        deleteQuietly(table, p.files());
+        DataFileWriter.deleteQuietly(table, p.files());
         throw catalogError(tb.table, e, attempt);
       }
       long snapshotId = table.currentSnapshot().snapshotId();
@@ -471,27 +531,14 @@ final class IcebergArchiver implements BatchArchiver {
     List<DataFile> files = new ArrayList<>(byPartition.size());
     for (var e : byPartition.entrySet()) {
       long started = clock.millis();
-      String location =
-          table
-              .locationProvider()
-              .newDataLocation(spec, e.getKey(), "kafka-" + UUID.randomUUID() + ".parquet");
       DataWriter<Record> writer;
       try {
-        writer =
-            Parquet.writeData(table.io().newOutputFile(location))
-                .forTable(table)
-                .schema(schema)
-                .withSpec(spec)
-                .withPartition(e.getKey())
-                .createWriterFunc(GenericParquetWriter::create)
-                .set(TableProperties.PARQUET_COMPRESSION, codec())
-                .overwrite()
-                .build();
+        writer = DataFileWriter.open(table, schema, spec, e.getKey(), codec());
         try (writer) {
           e.getValue().forEach(writer::write);
         }
       } catch (IOException io) {
-        deleteQuietly(table, files);
+        DataFileWriter.deleteQuietly(table, files);
         throw new UncheckedIOException(io);
       }
       DataFile file = writer.toDataFile();
@@ -605,15 +652,5 @@ final class IcebergArchiver implements BatchArchiver {
             + " role may read and commit the table and write its warehouse location",
         attempt,
         e);
-  }
-
-  private static void deleteQuietly(Table table, List<DataFile> files) {
-    for (DataFile f : files) {
-      try {
-        table.io().deleteFile(f.location());
-      } catch (RuntimeException ignored) {
-        // An orphan file costs storage only; remove_orphan_files cleans it.
-      }
-    }
   }
 }

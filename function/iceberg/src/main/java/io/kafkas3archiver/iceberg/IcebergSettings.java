@@ -20,6 +20,7 @@ import java.util.regex.Pattern;
  *     REST: the catalog's warehouse (S3 Tables: the table bucket ARN)
  * @param signingName REST only: SigV4-sign catalog calls for this service ({@code s3tables}, {@code
  *     glue}); empty = no signing
+ * @param maintenance what {@code {"action":"maintain"}} aims for
  */
 public record IcebergSettings(
     Catalog catalog,
@@ -27,7 +28,16 @@ public record IcebergSettings(
     Optional<String> table,
     Optional<URI> restUri,
     Optional<String> warehouse,
-    Optional<String> signingName) {
+    Optional<String> signingName,
+    Maintenance maintenance) {
+
+  /**
+   * {@code ICEBERG_TARGET_FILE_MB}, {@code ICEBERG_SNAPSHOT_RETENTION_HOURS}, {@code
+   * ICEBERG_SNAPSHOTS_RETAINED}: compaction writes files of about {@code targetFileBytes}; expiry
+   * removes snapshots older than {@code retentionHours} beyond the newest {@code
+   * snapshotsRetained}.
+   */
+  public record Maintenance(long targetFileBytes, int retentionHours, int snapshotsRetained) {}
 
   /** {@code ICEBERG_CATALOG}. */
   public enum Catalog {
@@ -102,7 +112,13 @@ public record IcebergSettings(
                 "ICEBERG_SIGNING_NAME", n, "an AWS service signing name such as s3tables or glue");
           }
         });
-    return new IcebergSettings(catalog, database, table, restUri, warehouse, signingName);
+    Maintenance maintenance =
+        new Maintenance(
+            wholeNumber(env, "ICEBERG_TARGET_FILE_MB", 128, 1, 4096) * 1024L * 1024L,
+            wholeNumber(env, "ICEBERG_SNAPSHOT_RETENTION_HOURS", 24, 0, 24 * 3650),
+            wholeNumber(env, "ICEBERG_SNAPSHOTS_RETAINED", 10, 1, 10_000));
+    return new IcebergSettings(
+        catalog, database, table, restUri, warehouse, signingName, maintenance);
   }
 
   /**
@@ -121,6 +137,23 @@ public record IcebergSettings(
   private static Optional<String> optional(Function<String, String> env, String name) {
     String value = env.apply(name);
     return value == null || value.isBlank() ? Optional.empty() : Optional.of(value.trim());
+  }
+
+  private static int wholeNumber(
+      Function<String, String> env, String name, int defaultValue, int min, int max) {
+    Optional<String> raw = optional(env, name);
+    if (raw.isEmpty()) {
+      return defaultValue;
+    }
+    try {
+      int value = Integer.parseInt(raw.get());
+      if (value >= min && value <= max) {
+        return value;
+      }
+    } catch (NumberFormatException e) {
+      // reported below with the legal range
+    }
+    throw invalid(name, raw.get(), "a whole number from " + min + " to " + max);
   }
 
   private static void name(String variable, String value) {

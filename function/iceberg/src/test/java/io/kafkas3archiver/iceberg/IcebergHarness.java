@@ -5,8 +5,10 @@ import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.testing.EventBuilder;
 import io.kafkas3archiver.testing.LocalContext;
 import io.kafkas3archiver.testing.S3ProxyServer;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +34,12 @@ final class IcebergHarness implements AutoCloseable {
   private final RESTCatalog reader;
 
   IcebergHarness() throws Exception {
-    s3 = S3ProxyServer.inMemory();
+    this(S3ProxyServer.inMemory());
+  }
+
+  /** Over this S3Proxy, e.g. one that counts requests (IcebergBench). */
+  IcebergHarness(S3ProxyServer s3) throws Exception {
+    this.s3 = s3;
     s3.createBucket(BUCKET);
     s3.createBucket(RestCatalogServer.WAREHOUSE_BUCKET);
     rest = RestCatalogServer.start(s3);
@@ -88,10 +95,20 @@ final class IcebergHarness implements AutoCloseable {
 
     /** Runs one invocation; returns its response and the lines it printed (log line, EMF). */
     synchronized Invocation invoke(EventBuilder event) {
+      return invoke(event.stream());
+    }
+
+    /** {@code {"action":"maintain"}}, as the infrastructure's schedule sends it. */
+    Invocation maintain() {
+      return invoke(
+          new ByteArrayInputStream("{\"action\":\"maintain\"}".getBytes(StandardCharsets.UTF_8)));
+    }
+
+    synchronized Invocation invoke(InputStream event) {
       printed.reset();
       ByteArrayOutputStream response = new ByteArrayOutputStream();
       try {
-        handler.handleRequest(event.stream(), response, new LocalContext(120_000));
+        handler.handleRequest(event, response, new LocalContext(120_000));
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }

@@ -69,4 +69,29 @@ class IcebergSettingsTest {
                 "ICEBERG_SIGNING_NAME", "s3tables"));
     assertThat(s3Tables.signingName()).contains("s3tables");
   }
+
+  @Test
+  void shouldDefaultTheMaintenanceTargetsAndRefuseValuesOutsideTheirRange() {
+    assertThat(settings(env("ICEBERG_DATABASE", "kafka")).maintenance())
+        .isEqualTo(new IcebergSettings.Maintenance(128L * 1024 * 1024, 24, 10));
+    assertThat(
+            settings(
+                    env(
+                        "ICEBERG_DATABASE", "kafka",
+                        "ICEBERG_TARGET_FILE_MB", "64",
+                        "ICEBERG_SNAPSHOT_RETENTION_HOURS", "0",
+                        "ICEBERG_SNAPSHOTS_RETAINED", "1"))
+                .maintenance())
+        .isEqualTo(new IcebergSettings.Maintenance(64L * 1024 * 1024, 0, 1));
+    assertThatThrownBy(
+            () -> settings(env("ICEBERG_DATABASE", "kafka", "ICEBERG_SNAPSHOTS_RETAINED", "0")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "ICEBERG_SNAPSHOTS_RETAINED='0' is not valid; legal values: a whole number from 1 to"
+                + " 10000");
+    assertThatThrownBy(
+            () -> settings(env("ICEBERG_DATABASE", "kafka", "ICEBERG_TARGET_FILE_MB", "1e3")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("ICEBERG_TARGET_FILE_MB='1e3' is not valid");
+  }
 }

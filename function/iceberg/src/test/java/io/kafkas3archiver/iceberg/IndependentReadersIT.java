@@ -51,7 +51,6 @@ class IndependentReadersIT {
 
   @Test
   void shouldReadTheSameRowsWithPyIcebergAndDuckDb() throws Exception {
-    assertThat(PYTHON).as("run .ci/setup-tools: it installs .ci/requirements.txt").exists();
     var fn = h.function(Map.of("COMPRESSION", "zstd"));
     List<String> expected = new ArrayList<>();
     EventBuilder first = new EventBuilder();
@@ -72,22 +71,7 @@ class IndependentReadersIT {
     fn.invoke(redelivery);
     long snapshot = h.table("readers").currentSnapshot().snapshotId();
 
-    Process process =
-        new ProcessBuilder(
-                PYTHON.toString(),
-                SCRIPT.toString(),
-                h.rest.uri().toString(),
-                h.s3.endpoint().toString(),
-                S3ProxyServer.ACCESS_KEY,
-                S3ProxyServer.SECRET_KEY,
-                IcebergHarness.DATABASE,
-                "readers")
-            .redirectError(ProcessBuilder.Redirect.INHERIT)
-            .start();
-    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(process.waitFor(120, TimeUnit.SECONDS)).isTrue();
-    assertThat(process.exitValue()).as(out).isZero();
-    JsonNode result = new ObjectMapper().readTree(out);
+    JsonNode result = read(h, "readers");
 
     expected.sort(null);
     assertThat(result.get("snapshot").asLong()).isEqualTo(snapshot);
@@ -104,7 +88,31 @@ class IndependentReadersIT {
             + " rows, equal\n");
   }
 
-  private static List<String> strings(JsonNode array) {
+  /**
+   * Runs read_table.py: {"snapshot": id, "pyiceberg": [rows], "duckdb": [rows]}, each row
+   * "partition@offset|id|n|ok|timestamp_ms".
+   */
+  static JsonNode read(IcebergHarness h, String table) throws Exception {
+    assertThat(PYTHON).as("run .ci/setup-tools: it installs .ci/requirements.txt").exists();
+    Process process =
+        new ProcessBuilder(
+                PYTHON.toString(),
+                SCRIPT.toString(),
+                h.rest.uri().toString(),
+                h.s3.endpoint().toString(),
+                S3ProxyServer.ACCESS_KEY,
+                S3ProxyServer.SECRET_KEY,
+                IcebergHarness.DATABASE,
+                table)
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
+    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(process.waitFor(120, TimeUnit.SECONDS)).isTrue();
+    assertThat(process.exitValue()).as(out).isZero();
+    return new ObjectMapper().readTree(out);
+  }
+
+  static List<String> strings(JsonNode array) {
     List<String> out = new ArrayList<>();
     array.forEach(n -> out.add(n.asText()));
     return out;

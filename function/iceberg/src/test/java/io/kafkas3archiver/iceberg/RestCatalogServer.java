@@ -1,15 +1,20 @@
 package io.kafkas3archiver.iceberg;
 
 import io.kafkas3archiver.testing.S3ProxyServer;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.apache.iceberg.rest.RESTCatalogAdapter;
 import org.apache.iceberg.rest.RESTCatalogServlet;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
@@ -24,10 +29,12 @@ final class RestCatalogServer implements AutoCloseable {
 
   private final Server server;
   private final JdbcCatalog backend;
+  private final LongAdder requests;
 
-  private RestCatalogServer(Server server, JdbcCatalog backend) {
+  private RestCatalogServer(Server server, JdbcCatalog backend, LongAdder requests) {
     this.server = server;
     this.backend = backend;
+    this.requests = requests;
   }
 
   static RestCatalogServer start(S3ProxyServer s3) throws Exception {
@@ -45,11 +52,26 @@ final class RestCatalogServer implements AutoCloseable {
     Server server = new Server(new InetSocketAddress("127.0.0.1", 0));
     ServletContextHandler context = new ServletContextHandler();
     context.setContextPath("/");
+    LongAdder requests = new LongAdder();
+    context.addFilter(
+        new FilterHolder(
+            (Filter)
+                (request, response, chain) -> {
+                  requests.increment();
+                  chain.doFilter(request, response);
+                }),
+        "/*",
+        EnumSet.of(DispatcherType.REQUEST));
     context.addServlet(
         new ServletHolder(new RESTCatalogServlet(new RESTCatalogAdapter(backend))), "/*");
     server.setHandler(context);
     server.start();
-    return new RestCatalogServer(server, backend);
+    return new RestCatalogServer(server, backend, requests);
+  }
+
+  /** HTTP requests the catalog has answered so far (benchmarks read it). */
+  long requests() {
+    return requests.sum();
   }
 
   /** S3FileIO on S3Proxy (NOTES.md): endpoint, path style, the proxy's keys, a region. */
