@@ -167,18 +167,15 @@ public final class ObjectKeyTemplate {
 
   /** The key of a group's data object: the object that claims the group's range. */
   public String dataKey(ObjectGroup group, UUID jobId) {
-    return render(
-        group.topic(),
-        partitionOf(group),
-        startOf(group),
-        jobId,
-        group.folderTime(),
-        group.folderValues(),
-        false);
+    return key(group, jobId, false);
   }
 
   /** The key of a group's error object: always the fixed {@code _errors} layout, uncompressed. */
   public String errorKey(ObjectGroup group, UUID jobId) {
+    return key(group, jobId, true);
+  }
+
+  private String key(ObjectGroup group, UUID jobId, boolean errors) {
     return render(
         group.topic(),
         partitionOf(group),
@@ -186,7 +183,7 @@ public final class ObjectKeyTemplate {
         jobId,
         group.folderTime(),
         group.folderValues(),
-        true);
+        errors);
   }
 
   /**

@@ -1,10 +1,8 @@
 package io.kafkas3archiver.preflight;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.kafkas3archiver.report.JsonText;
 import java.io.IOException;
-import java.io.StringWriter;
-import java.io.UncheckedIOException;
 import java.util.List;
 
 /**
@@ -19,8 +17,6 @@ public record PreflightReport(
     String credentials,
     List<Step> steps,
     KeyLayout keyLayout) {
-
-  private static final JsonFactory JSON = new JsonFactory();
 
   /** How a step went. Only FAIL makes the report fail; WARN is advice that does not block. */
   public enum Status {
@@ -66,42 +62,26 @@ public record PreflightReport(
 
   /** The report as the invocation's JSON response. */
   public String toJson() {
-    StringWriter out = new StringWriter(1024);
-    try (JsonGenerator g = JSON.createGenerator(out)) {
-      write(g);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return out.toString();
+    return JsonText.of(this::write);
   }
 
   /** One structured log line: level, message, request id and the report. */
   public String toLogLine(String requestId) {
-    StringWriter out = new StringWriter(1024);
-    try (JsonGenerator g = JSON.createGenerator(out)) {
-      g.writeStartObject();
-      g.writeStringField("level", ok() ? "INFO" : "ERROR");
-      g.writeStringField("message", ok() ? "preflight passed" : "preflight failed");
-      g.writeStringField("title", title);
-      g.writeStringField("requestId", requestId);
-      steps.stream()
-          .filter(s -> s.status() == Status.FAIL)
-          .findFirst()
-          .ifPresent(
-              s -> {
-                try {
-                  g.writeStringField("errorType", s.errorType());
-                } catch (IOException e) {
-                  throw new UncheckedIOException(e);
-                }
-              });
-      g.writeFieldName("report");
-      write(g);
-      g.writeEndObject();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return out.toString();
+    return JsonText.logLine(
+        ok() ? "INFO" : "ERROR",
+        ok() ? "preflight passed" : "preflight failed",
+        title,
+        requestId,
+        g -> {
+          for (Step s : steps) {
+            if (s.status() == Status.FAIL) {
+              g.writeStringField("errorType", s.errorType());
+              break;
+            }
+          }
+          g.writeFieldName("report");
+          write(g);
+        });
   }
 
   private void write(JsonGenerator g) throws IOException {

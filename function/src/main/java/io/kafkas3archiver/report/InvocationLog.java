@@ -1,14 +1,11 @@
 package io.kafkas3archiver.report;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.kafkas3archiver.config.LogLevel;
 import io.kafkas3archiver.decode.ParseProblem;
 import io.kafkas3archiver.decode.RejectedRecord;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.StringWriter;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -18,7 +15,6 @@ import java.nio.charset.StandardCharsets;
  * the classifier and never hold credentials.
  */
 public final class InvocationLog {
-  private static final JsonFactory FACTORY = new JsonFactory();
   private final PrintStream out;
   private final String title;
   private final LogLevel threshold;
@@ -182,26 +178,10 @@ public final class InvocationLog {
         });
   }
 
-  private interface Fields {
-    void write(JsonGenerator g) throws IOException;
-  }
-
-  private void write(LogLevel level, String message, String requestId, Fields fields) {
+  private void write(LogLevel level, String message, String requestId, JsonText.Writer fields) {
     if (!threshold.allows(level)) {
       return;
     }
-    StringWriter line = new StringWriter(256);
-    try (JsonGenerator g = FACTORY.createGenerator(line)) {
-      g.writeStartObject();
-      g.writeStringField("level", level.name());
-      g.writeStringField("message", message);
-      g.writeStringField("title", title);
-      g.writeStringField("requestId", requestId);
-      fields.write(g);
-      g.writeEndObject();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    out.println(line);
+    out.println(JsonText.logLine(level.name(), message, title, requestId, fields));
   }
 }

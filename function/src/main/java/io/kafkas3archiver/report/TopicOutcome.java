@@ -33,34 +33,6 @@ public record TopicOutcome(
     rejected = List.copyOf(rejected);
   }
 
-  public TopicOutcome(
-      String topic,
-      int recordsIn,
-      int recordsWritten,
-      int recordsErrored,
-      int tombstonesSkipped,
-      int recordsFailed,
-      int recordsAlreadyArchived,
-      long earliestTimestamp,
-      List<WrittenObject> objects,
-      int failedUploadRetries,
-      List<RejectedRecord> rejected) {
-    this(
-        topic,
-        recordsIn,
-        recordsWritten,
-        recordsErrored,
-        tombstonesSkipped,
-        recordsFailed,
-        recordsAlreadyArchived,
-        earliestTimestamp,
-        objects,
-        failedUploadRetries,
-        rejected,
-        0,
-        0);
-  }
-
   /**
    * Retries of the uploads that wrote an object, plus {@code failedUploadRetries}: those of the
    * ones that finally failed and of the ones that met an existing key (412), such as their own

@@ -1,10 +1,8 @@
 package io.kafkas3archiver.table;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.kafkas3archiver.report.JsonText;
 import java.io.IOException;
-import java.io.StringWriter;
-import java.io.UncheckedIOException;
 import java.util.List;
 
 /**
@@ -12,7 +10,6 @@ import java.util.List;
  * commit, the snapshots it expired, and how it ended. It is the invocation's answer and log line.
  */
 public record MaintenanceReport(String title, List<TableMaintenance> tables) {
-  private static final JsonFactory JSON = new JsonFactory();
 
   public MaintenanceReport {
     tables = List.copyOf(tables);
@@ -57,31 +54,20 @@ public record MaintenanceReport(String title, List<TableMaintenance> tables) {
   }
 
   public String toJson() {
-    StringWriter out = new StringWriter(512);
-    try (JsonGenerator g = JSON.createGenerator(out)) {
-      write(g);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return out.toString();
+    return JsonText.of(this::write);
   }
 
   /** One structured log line: WARN when a table was left for the next run. */
   public String toLogLine(String requestId) {
-    StringWriter out = new StringWriter(512);
-    try (JsonGenerator g = JSON.createGenerator(out)) {
-      g.writeStartObject();
-      g.writeStringField("level", ok() ? "INFO" : "WARN");
-      g.writeStringField("message", "iceberg maintenance");
-      g.writeStringField("title", title);
-      g.writeStringField("requestId", requestId);
-      g.writeFieldName("report");
-      write(g);
-      g.writeEndObject();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return out.toString();
+    return JsonText.logLine(
+        ok() ? "INFO" : "WARN",
+        "iceberg maintenance",
+        title,
+        requestId,
+        g -> {
+          g.writeFieldName("report");
+          write(g);
+        });
   }
 
   private void write(JsonGenerator g) throws IOException {

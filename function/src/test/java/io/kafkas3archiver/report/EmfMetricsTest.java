@@ -22,7 +22,8 @@ class EmfMetricsTest {
     for (int i = 0; i < 250; i++) {
       objects.add(new WrittenObject("k" + i, WrittenObject.Kind.DATA, 1, 10, 10, 1, 1000 + i));
     }
-    TopicOutcome topic = new TopicOutcome("t", 250, 250, 0, 0, 0, 0, 1_000L, objects, 0, List.of());
+    TopicOutcome topic =
+        new TopicOutcome("t", 250, 250, 0, 0, 0, 0, 1_000L, objects, 0, List.of(), 0, 0);
 
     List<JsonNode> documents = publish(new BatchOutcome(List.of(topic), List.of()));
 
@@ -47,7 +48,8 @@ class EmfMetricsTest {
   void shouldWriteOneDocumentPerTopicWhenLatenciesFit() throws Exception {
     List<WrittenObject> objects =
         List.of(new WrittenObject("k", WrittenObject.Kind.DATA, 1, 10, 10, 1, 5));
-    TopicOutcome topic = new TopicOutcome("t", 1, 1, 0, 0, 0, 0, 1_000L, objects, 0, List.of());
+    TopicOutcome topic =
+        new TopicOutcome("t", 1, 1, 0, 0, 0, 0, 1_000L, objects, 0, List.of(), 0, 0);
 
     assertThat(publish(new BatchOutcome(List.of(topic), List.of())))
         .singleElement()

@@ -275,7 +275,9 @@ final class IcebergArchiver implements BatchArchiver {
           earliest == Long.MAX_VALUE ? -1 : earliest,
           objects,
           0,
-          List.of());
+          List.of(),
+          0, // a table has no fan-out guard: nothing is deferred
+          0);
     }
   }
 
