@@ -53,7 +53,7 @@ final class IcebergTable {
       Construct scope, ArchiverSettings s, Iceberg i, Alias alias, LogGroup logGroup) {
     if (i.createDatabase()) {
       CfnDatabase database =
-          CfnDatabase.Builder.create(scope, "IcebergDatabase")
+          CfnDatabase.Builder.create(scope, "IcebergGlueDatabase")
               .catalogId(Aws.ACCOUNT_ID)
               .databaseInput(
                   CfnDatabase.DatabaseInputProperty.builder()
