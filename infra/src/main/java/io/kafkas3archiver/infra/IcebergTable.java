@@ -33,9 +33,6 @@ import software.constructs.Construct;
  * evolving), so the stack never fights the function over the table's schema.
  */
 final class IcebergTable {
-  /** The scheduled event; the function's {@code {"action":"maintain"}} (DESIGN §9). */
-  static final String MAINTAIN_EVENT = "{\"action\":\"maintain\"}";
-
   /** A log-derived metric: the function emits no EMF metric when a commit fails for good. */
   static final String COMMIT_FAILURES = "CommitFailures";
 
@@ -77,7 +74,8 @@ final class IcebergTable {
         .targets(
             List.of(
                 LambdaFunction.Builder.create(alias)
-                    // fromObject: fromText would send a JSON string, not the object.
+                    // The function's {"action":"maintain"} (DESIGN §9). fromObject: fromText
+                    // would send a JSON string, not the object.
                     .event(RuleTargetInput.fromObject(Map.of("action", "maintain")))
                     // A missed run is harmless: the next one compacts what this one would have.
                     .retryAttempts(0)
