@@ -22,6 +22,10 @@ import software.amazon.awscdk.StackProps;
 public final class ArchiverApp {
   static final String DEFAULT_JAR = "../function/target/kafka-s3-archiver.jar";
 
+  /** outputFormat=iceberg: the second artifact, which carries Iceberg's writers and catalogs. */
+  static final String DEFAULT_ICEBERG_JAR =
+      "../function/iceberg/target/kafka-s3-archiver-iceberg.jar";
+
   private ArchiverApp() {}
 
   public static void main(String[] args) {
@@ -56,7 +60,12 @@ public final class ArchiverApp {
         app,
         stackName == null ? "KafkaS3Archiver-" + settings.title() : stackName.toString(),
         settings,
-        jar == null ? DEFAULT_JAR : jar.toString());
+        jar == null ? defaultJar(settings) : jar.toString());
+  }
+
+  /** The Maven build output of the artifact that settings' outputFormat needs. */
+  static String defaultJar(ArchiverSettings settings) {
+    return settings.iceberg().isPresent() ? DEFAULT_ICEBERG_JAR : DEFAULT_JAR;
   }
 
   /** The stack plus the AwsSolutions checks, which report into the stack's annotations. */
@@ -67,7 +76,11 @@ public final class ArchiverApp {
           "the function jar "
               + Path.of(jarPath).toAbsolutePath().normalize()
               + " does not exist: build it with `./mvnw -B -DskipTests package` at the repository"
-              + " root, or pass -c jarPath=<file>");
+              + " root"
+              + (settings.iceberg().isPresent()
+                  ? " (outputFormat=iceberg deploys function/iceberg's jar)"
+                  : "")
+              + ", or pass -c jarPath=<file>");
     }
     StackProps.Builder props =
         StackProps.builder()

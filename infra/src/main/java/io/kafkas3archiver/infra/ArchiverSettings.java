@@ -111,7 +111,64 @@ public record ArchiverSettings(
     String athenaTableName,
     List<String> athenaColumns,
     Map<String, List<String>> athenaPartitionValues,
+    // OUTPUT_FORMAT=iceberg only (docs/iceberg.md)
+    Optional<Iceberg> iceberg,
     List<String> droppedSecrets) {
+
+  /**
+   * The Glue-catalog Iceberg table of {@code outputFormat=iceberg}: where it lives and how the
+   * scheduled {@code {"action":"maintain"}} keeps it lean. The table's files go under {@code
+   * s3://<bucket>/<keyPrefix>/<database>.db/<table>/}, the location Iceberg's GlueCatalog gives a
+   * table of a database without a LocationUri.
+   *
+   * @param database ICEBERG_DATABASE
+   * @param createDatabase create the Glue database in the stack, or use an existing one
+   * @param table ICEBERG_TABLE
+   * @param maintenanceRateHours how often the schedule invokes {@code {"action":"maintain"}}
+   * @param targetFileMb ICEBERG_TARGET_FILE_MB
+   * @param snapshotRetentionHours ICEBERG_SNAPSHOT_RETENTION_HOURS
+   * @param snapshotsRetained ICEBERG_SNAPSHOTS_RETAINED
+   */
+  public record Iceberg(
+      String database,
+      boolean createDatabase,
+      String table,
+      int maintenanceRateHours,
+      int targetFileMb,
+      int snapshotRetentionHours,
+      int snapshotsRetained) {
+    public Iceberg {
+      icebergName("icebergDatabase", database);
+      icebergName("icebergTable", table);
+      range("icebergMaintenanceRateHours", maintenanceRateHours, 1, 168);
+      // The function's own bounds (IcebergSettings), checked at synth instead of at cold start.
+      range("icebergTargetFileMb", targetFileMb, 1, 4096);
+      range("icebergSnapshotRetentionHours", snapshotRetentionHours, 0, 24 * 3650);
+      range("icebergSnapshotsRetained", snapshotsRetained, 1, 10_000);
+    }
+  }
+
+  /** The smallest memory the iceberg jar is deployed with: its Parquet writers and compaction. */
+  static final int ICEBERG_MIN_MEMORY_MB = 1024;
+
+  private static final Pattern ICEBERG_NAME = Pattern.compile("[a-z0-9][a-z0-9_]{0,254}");
+
+  private static void icebergName(String key, String value) {
+    if (!ICEBERG_NAME.matcher(value).matches()) {
+      throw new IllegalArgumentException(
+          key
+              + "='"
+              + value
+              + "' is not valid; legal values: 1-255 of lower-case letters, digits and '_',"
+              + " starting with a letter or digit (the rule of Glue and S3 Tables)");
+    }
+  }
+
+  /** The table the function names after the topic when ICEBERG_TABLE is unset (its tableFor). */
+  static String icebergTableFor(String topic) {
+    String name = topic.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
+    return name.startsWith("_") ? "t" + name : name;
+  }
 
   /** Where the records come from. */
   public enum SourceType {
@@ -236,7 +293,14 @@ public record ArchiverSettings(
           "glueDatabaseName",
           "athenaTableName",
           "athenaColumns",
-          "athenaPartitionValues");
+          "athenaPartitionValues",
+          "icebergDatabase",
+          "createIcebergDatabase",
+          "icebergTable",
+          "icebergMaintenanceRateHours",
+          "icebergTargetFileMb",
+          "icebergSnapshotRetentionHours",
+          "icebergSnapshotsRetained");
 
   /** {@code ${value.…}}, {@code ${key}}, {@code ${header.…}}: the function's record variables. */
   private static final Pattern RECORD_VARIABLE =
@@ -450,6 +514,24 @@ public record ArchiverSettings(
     range("batchSize", batchSize, 1, 10_000);
     range("batchingWindowSeconds", batchingWindowSeconds, 0, 300);
     range("memorySize", memorySize, 128, 10_240);
+    if (iceberg.isPresent() != outputFormat.equals("iceberg")) {
+      throw new IllegalArgumentException("iceberg settings are present iff outputFormat=iceberg");
+    }
+    if (iceberg.isPresent() && memorySize < ICEBERG_MIN_MEMORY_MB) {
+      throw new IllegalArgumentException(
+          "memorySize="
+              + memorySize
+              + " is too small for outputFormat=iceberg: its Parquet writers and the maintenance"
+              + " compaction need at least "
+              + ICEBERG_MIN_MEMORY_MB
+              + " MB; set memorySize to 1024 or more");
+    }
+    if (iceberg.isPresent() && athena) {
+      throw new IllegalArgumentException(
+          "athena=true cannot be used with outputFormat=iceberg: the athena option describes the"
+              + " file formats' folders; Athena reads the Iceberg table straight from the Glue"
+              + " catalog (docs/iceberg.md, Reading the table), so leave athena unset");
+    }
     range("timeoutSeconds", timeoutSeconds, 1, 900);
     range("uploadRetriesThreshold", uploadRetriesThreshold, 0, 1_000_000);
     // A batch may wait up to the batching window (at most 5 min) before it is invoked at all.
@@ -626,13 +708,26 @@ public record ArchiverSettings(
     OnFailure onFailure =
         OnFailure.valueOf(
             r.choice("onFailure", "sqs", "sqs", "s3", "none").toUpperCase(Locale.ROOT));
+    String format = outputFormat(r.string("outputFormat", "ndjson"));
+    List<String> icebergKeys =
+        KNOWN_KEYS.stream().filter(k -> k.toLowerCase(Locale.ROOT).contains("iceberg")).toList();
+    if (!format.equals("iceberg")) {
+      icebergKeys.stream()
+          .filter(k -> get.apply(k).isPresent())
+          .findFirst()
+          .ifPresent(
+              k -> {
+                throw new IllegalArgumentException(
+                    k + " is set but outputFormat is '" + format + "': set outputFormat=iceberg");
+              });
+    }
     return new ArchiverSettings(
         title,
         bucketName,
         createBucket,
         r.arnless("region"),
         inputTopic,
-        outputFormat(r.string("outputFormat", "ndjson")),
+        format,
         r.choice("compression", "none", "none", "gzip", "snappy", "zstd"),
         r.string("keyPrefix", "condense").replaceAll("/+$", ""),
         get.apply("keyTemplate"),
@@ -732,24 +827,27 @@ public record ArchiverSettings(
         r.string("athenaTableName", sqlName(inputTopic)),
         r.list("athenaColumns"),
         partitionValues(get.apply("athenaPartitionValues")),
+        format.equals("iceberg")
+            ? Optional.of(
+                new Iceberg(
+                    r.string("icebergDatabase", sqlName(title).toLowerCase(Locale.ROOT)),
+                    r.bool("createIcebergDatabase", true),
+                    r.string("icebergTable", icebergTableFor(inputTopic)),
+                    r.integer("icebergMaintenanceRateHours", 6),
+                    r.integer("icebergTargetFileMb", 128),
+                    r.integer("icebergSnapshotRetentionHours", 24),
+                    r.integer("icebergSnapshotsRetained", 10)))
+            : Optional.empty(),
         dropped);
   }
 
   /**
-   * The formats this app deploys. The function also knows {@code iceberg}, but that lives in a
-   * separate, larger jar this app does not build or package yet (docs/iceberg.md), so it is refused
-   * here rather than deployed with a jar that fails at init.
+   * The formats this app deploys; {@code iceberg} with the separate kafka-s3-archiver-iceberg jar
+   * and a Glue catalog (docs/iceberg.md).
    */
-  static final List<String> OUTPUT_FORMATS = List.of("json", "ndjson", "csv", "parquet");
+  static final List<String> OUTPUT_FORMATS = List.of("json", "ndjson", "csv", "parquet", "iceberg");
 
   static String outputFormat(String value) {
-    if (value.equalsIgnoreCase("iceberg")) {
-      throw new IllegalArgumentException(
-          "outputFormat='iceberg' is not deployable by this app yet: Iceberg tables need the"
-              + " separate kafka-s3-archiver-iceberg jar and a Glue catalog, which infra/ and"
-              + " template.yaml do not create; see docs/iceberg.md to deploy it, or choose one of "
-              + String.join(", ", OUTPUT_FORMATS));
-    }
     for (String legal : OUTPUT_FORMATS) {
       if (legal.equalsIgnoreCase(value)) {
         return legal;
@@ -759,8 +857,7 @@ public record ArchiverSettings(
         "outputFormat='"
             + value
             + "' is not valid; legal values: "
-            + String.join(", ", OUTPUT_FORMATS)
-            + " (iceberg: see docs/iceberg.md)");
+            + String.join(", ", OUTPUT_FORMATS));
   }
 
   /**

@@ -116,6 +116,12 @@ public final class ArchiverStack extends Stack {
                     key.map(IKey::getKeyArn).or(s::kmsKeyArn),
                     bucketRegion))
             .build();
+    s.iceberg()
+        .ifPresent(
+            i ->
+                IcebergTable.statements(
+                        s, i, bucket.getBucketArn(), key.map(IKey::getKeyArn).or(s::kmsKeyArn))
+                    .forEach(archivePolicy::addStatements));
     archivePolicy.attachToRole(role);
     NagSuppressions.addResourceSuppressions(
         archivePolicy,
@@ -126,11 +132,17 @@ public final class ArchiverStack extends Stack {
                     List.of(
                         objectsUnder(s.keyPrefix() + "/" + s.inputTopic()),
                         objectsUnder(s.keyPrefix() + "/_errors/" + s.inputTopic()),
-                        objectsUnder(s.keyPrefix() + "/_preflight")))
+                        objectsUnder(s.keyPrefix() + "/_preflight"),
+                        objectsUnder(
+                            s.iceberg()
+                                .map(i -> IcebergTable.tableFolder(s, i))
+                                .orElse(s.keyPrefix() + "/_preflight"))))
                 .reason(
                     "Object ARNs end in /* by necessity: the function writes new keys under"
                         + " <prefix>/<topic>/, <prefix>/_errors/<topic>/ and <prefix>/_preflight/;"
-                        + " each wildcard is confined to one of those prefixes.")
+                        + " each wildcard is confined to one of those prefixes. outputFormat=iceberg"
+                        + " adds the table's folder <prefix>/<database>.db/<table>/, whose data and"
+                        + " metadata file names Iceberg generates.")
                 .build()));
 
     this.function =
@@ -213,6 +225,7 @@ public final class ArchiverStack extends Stack {
     this.mapping = KafkaSource.mapping(this, s, alias, role, failureQueue);
 
     Monitoring.create(this, s, function, alias, failureQueue);
+    s.iceberg().ifPresent(i -> IcebergTable.create(this, s, i, alias, logGroup));
     if (s.athena()) {
       AthenaTable.create(this, s, bucket.getBucketName());
     }
@@ -404,6 +417,7 @@ public final class ArchiverStack extends Stack {
         s.schemaRegistryAuth().equals("basic") ? s.schemaRegistrySecretArn().orElse("") : "");
     env.put("REPORT_BATCH_ITEM_FAILURES", Boolean.toString(s.mappingReportsItemFailures()));
     env.put("LOG_LEVEL", s.logLevel());
+    s.iceberg().ifPresent(i -> env.putAll(IcebergTable.environment(s, i, bucket.getBucketName())));
     return env;
   }
 

@@ -294,13 +294,45 @@ class ArchiverSettingsTest {
   }
 
   @Test
-  void shouldRefuseIcebergNamingItsDeployPage() {
+  void shouldDefaultTheIcebergTableToTheFunctionsNameForTheTopic() {
     Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
     c.put("outputFormat", "iceberg");
+    ArchiverSettings.Iceberg i = ArchiverSettings.from(c).iceberg().orElseThrow();
+    assertThat(i.database()).isEqualTo("s3_event_archive_prod");
+    assertThat(i.table()).isEqualTo("vehicle_telemetry");
+    assertThat(i.createDatabase()).isTrue();
+    assertThat(i.maintenanceRateHours()).isEqualTo(6);
+    assertThat(ArchiverSettings.icebergTableFor("_Orders.v1")).isEqualTo("t_orders_v1");
+  }
+
+  @Test
+  void shouldRefuseIcebergWithTooLittleMemoryOrAnAthenaTableOrABadName() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("outputFormat", "iceberg");
+    c.put("memorySize", 512);
     assertThatThrownBy(() -> ArchiverSettings.from(c))
-        .hasMessageContaining("outputFormat='iceberg'")
-        .hasMessageContaining("docs/iceberg.md")
-        .hasMessageContaining("json, ndjson, csv, parquet");
+        .hasMessageContaining("memorySize=512")
+        .hasMessageContaining("1024");
+    c.remove("memorySize");
+    c.put("athena", true);
+    assertThatThrownBy(() -> ArchiverSettings.from(c)).hasMessageContaining("athena=true");
+    c.remove("athena");
+    c.put("icebergTable", "Orders-V1");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessageContaining("icebergTable='Orders-V1'")
+        .hasMessageContaining("lower-case");
+    c.remove("icebergTable");
+    c.put("icebergMaintenanceRateHours", 0);
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessageContaining("icebergMaintenanceRateHours=0");
+  }
+
+  @Test
+  void shouldRefuseIcebergSettingsForAFileFormat() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("icebergTable", "orders");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessageContaining("icebergTable is set but outputFormat is 'ndjson'");
   }
 
   @Test

@@ -1,7 +1,6 @@
 package io.kafkas3archiver.infra;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -35,18 +34,6 @@ class ConfigurationParityTest {
           + " run ./mvnw -q -pl function test-compile exec:java@config-docs, then set it in"
           + " ArchiverStack's environment (with its context key in ArchiverSettings) and in"
           + " template.yaml (a parameter whose Description names the variable).";
-
-  /**
-   * Legal values of the function that neither the CDK app nor template.yaml deploys, each with the
-   * page that says how to deploy it instead. Every entry must still be declared, refused by the CDK
-   * app with an error naming that page, and named in the SAM parameter's Description; any other
-   * difference between declared and offered values still fails.
-   */
-  static final Map<String, Map<String, String>> NOT_DEPLOYABLE_BY_INFRA =
-      Map.of("OUTPUT_FORMAT", Map.of("iceberg", "docs/iceberg.md"));
-
-  /** The CDK context key of each variable in {@link #NOT_DEPLOYABLE_BY_INFRA}. */
-  private static final Map<String, String> CONTEXT_KEY = Map.of("OUTPUT_FORMAT", "outputFormat");
 
   private static Set<String> declared;
   private static Set<String> setByCdk;
@@ -117,7 +104,6 @@ class ConfigurationParityTest {
       for (String v : legal.getOrDefault(variable, "").split(", ")) {
         declaredValues.add(v.toLowerCase(Locale.ROOT));
       }
-      declaredValues.removeAll(NOT_DEPLOYABLE_BY_INFRA.getOrDefault(variable, Map.of()).keySet());
       checked++;
       if (!offered.equals(declaredValues)) {
         mismatches.put(
@@ -131,38 +117,6 @@ class ConfigurationParityTest {
     assertThat(mismatches)
         .as("template.yaml's AllowedValues differ from Setting's legal values." + HOW)
         .isEmpty();
-  }
-
-  @Test
-  void shouldKeepEachUndeployableValueDeclaredRefusedAndDocumented() throws IOException {
-    Map<String, String> legal = legalValues(Files.readString(DOCS, StandardCharsets.UTF_8));
-    JsonNode parameters =
-        new ObjectMapper(new YAMLFactory()).readTree(SAM.toFile()).path("Parameters");
-    for (var exception : NOT_DEPLOYABLE_BY_INFRA.entrySet()) {
-      String variable = exception.getKey();
-      for (var value : exception.getValue().entrySet()) {
-        // A stale exception (the value gone from Setting, or deployable now) must not linger.
-        assertThat(java.util.List.of(legal.getOrDefault(variable, "").split(", ")))
-            .as("%s is no longer a legal value of %s; drop the exception", value.getKey(), variable)
-            .contains(value.getKey());
-        Map<String, Object> context = new LinkedHashMap<>(Fixtures.mskDefaults());
-        context.put(CONTEXT_KEY.get(variable), value.getKey());
-        assertThatThrownBy(() -> Fixtures.stack(context))
-            .as("the CDK app must refuse %s=%s", variable, value.getKey())
-            .isInstanceOf(IllegalArgumentException.class)
-            .hasMessageContaining(value.getValue());
-        JsonNode parameter = null;
-        for (var p : (Iterable<Map.Entry<String, JsonNode>>) parameters::fields) {
-          if (p.getValue().path("Description").asText().contains("(" + variable + ")")) {
-            parameter = p.getValue();
-          }
-        }
-        assertThat(parameter).as("template.yaml parameter of %s", variable).isNotNull();
-        assertThat(parameter.path("Description").asText())
-            .as("template.yaml should say where %s=%s is deployed", variable, value.getKey())
-            .contains(value.getValue());
-      }
-    }
   }
 
   /** The variables of the first generated table (the settings, not those Lambda sets). */

@@ -138,6 +138,32 @@ final class InfraMatrix {
             "sse",
             "aws:kms"),
         deployment(
+            "msk-iam-iceberg-glue-kms-bucket-hourly-maintenance",
+            "clusterArn",
+            Fixtures.CLUSTER_ARN,
+            "outputFormat",
+            "iceberg",
+            "icebergDatabase",
+            "archive",
+            "icebergTable",
+            "vehicle_telemetry",
+            "icebergMaintenanceRateHours",
+            "1",
+            "bucketEncryption",
+            "kms"),
+        deployment(
+            "msk-iam-iceberg-existing-database",
+            "clusterArn",
+            Fixtures.CLUSTER_ARN,
+            "outputFormat",
+            "iceberg",
+            "icebergDatabase",
+            "analytics",
+            "createIcebergDatabase",
+            "false",
+            "icebergTable",
+            "orders_v1"),
+        deployment(
             "msk-mtls-given-key-no-on-failure-athena-tracing",
             "clusterArn",
             Fixtures.CLUSTER_ARN,
@@ -416,7 +442,34 @@ final class InfraMatrix {
     if (d.get("schemaRegistrySecretArn") != null) {
       out.add("secretsmanager:GetSecretValue on " + d.get("schemaRegistrySecretArn"));
     }
+    // outputFormat=iceberg: Iceberg's GlueCatalog reads the database, creates the table once and
+    // commits by UpdateTable (Glue's "Identity-based policies": each action needs the catalog,
+    // database and table ARNs); S3FileIO writes, reads back and (snapshot expiry) deletes files
+    // under the table's location, and aborts a failed multipart upload.
+    if (d.is("outputFormat", "iceberg")) {
+      String glue = "arn:${AWS::Partition}:glue:${AWS::Region}:${AWS::AccountId}:";
+      String db = d.get("icebergDatabase");
+      String table = d.get("icebergTable");
+      for (String action :
+          List.of("glue:GetDatabase", "glue:GetTable", "glue:CreateTable", "glue:UpdateTable")) {
+        out.add(action + " on " + glue + "catalog");
+        out.add(action + " on " + glue + "database/" + db);
+        out.add(action + " on " + glue + "table/" + db + "/" + table);
+      }
+      for (String action :
+          List.of("s3:PutObject", "s3:GetObject", "s3:DeleteObject", "s3:AbortMultipartUpload")) {
+        out.add(action + " on " + prefix + db + ".db/" + table + "/*");
+      }
+      if (d.is("bucketEncryption", "kms") || d.get("kmsKeyArn") != null) {
+        out.add("kms:Decrypt on " + icebergKey(d));
+      }
+    }
     return out;
+  }
+
+  /** The bucket's key, which the iceberg function decrypts with (compaction reads files back). */
+  private static String icebergKey(Deployment d) {
+    return d.get("kmsKeyArn") != null ? d.get("kmsKeyArn") : "${ArchiveKey.Arn}";
   }
 
   /** The few grants whose resource may be "*": AWS documents no resource-level permission. */
@@ -437,10 +490,11 @@ final class InfraMatrix {
       if (g.endsWith(" on *") && !wildcardAllowed(g)) {
         out.add(side + " grants on *: " + g);
       }
-      // The function uses single-part PutObject only: kms:Decrypt belongs to the pollers' secret
-      // key and nothing else.
+      // The plain function uses single-part PutObject only: kms:Decrypt belongs to the pollers'
+      // secret key and, for iceberg, the bucket's key (compaction reads files back).
       if (g.startsWith("kms:Decrypt on ")
-          && !g.equals("kms:Decrypt on " + d.get("sourceSecretsKmsKeyArn"))) {
+          && !g.equals("kms:Decrypt on " + d.get("sourceSecretsKmsKeyArn"))
+          && !(d.is("outputFormat", "iceberg") && g.equals("kms:Decrypt on " + icebergKey(d)))) {
         out.add(side + " grants kms:Decrypt beyond the source secrets' key: " + g);
       }
     }

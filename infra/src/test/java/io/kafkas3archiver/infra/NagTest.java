@@ -17,7 +17,7 @@ import software.amazon.awscdk.assertions.Template;
 /** cdk-nag's AwsSolutions pack over each supported shape of the stack. */
 class NagTest {
 
-  /** Five shapes of the stack; the cfn-lint IT lints the same ones. */
+  /** Six shapes of the stack; the cfn-lint IT lints the same ones. */
   static Stream<Arguments> deployments() {
     Map<String, Object> kms = new LinkedHashMap<>(Fixtures.mskDefaults());
     kms.put("bucketEncryption", "kms");
@@ -39,8 +39,13 @@ class NagTest {
     parquet.put("athena", "true");
     parquet.put("athenaColumns", "vehicleid:string,speedkmh:double");
     parquet.put("provisionedPollers", "true");
+    Map<String, Object> iceberg = new LinkedHashMap<>(Fixtures.mskDefaults());
+    iceberg.put("outputFormat", "iceberg");
+    iceberg.put("bucketEncryption", "kms");
+    iceberg.put("alarmTopicArn", "arn:aws:sns:us-east-1:123456789012:ops");
     return Stream.of(
         Arguments.of("msk-iam-created-bucket", Fixtures.mskDefaults()),
+        Arguments.of("msk-iceberg-glue-kms-alarm-topic", iceberg),
         Arguments.of("msk-kms-athena-alarm-topic-tracing", kms),
         Arguments.of("msk-scram-s3-on-failure-static-keys", scram),
         Arguments.of("self-managed-imported-bucket", Fixtures.selfManaged()),

@@ -125,8 +125,27 @@ class SamParityTest {
     registrySam.put("SchemaRegistrySecretArn", InfraMatrix.REGISTRY_SECRET_ARN);
     registrySam.put("OutputFormat", "parquet");
 
+    Map<String, Object> icebergCdk = new LinkedHashMap<>(mskCdk);
+    icebergCdk.put("outputFormat", "iceberg");
+    icebergCdk.put("icebergDatabase", "archive");
+    icebergCdk.put("icebergTable", "vehicle_telemetry");
+    icebergCdk.put("icebergMaintenanceRateHours", "12");
+    icebergCdk.put("icebergTargetFileMb", "256");
+    icebergCdk.put("bucketEncryption", "kms");
+    icebergCdk.put("alarmTopicArn", ALARM_TOPIC);
+    Map<String, String> icebergSam = new LinkedHashMap<>(mskSam);
+    icebergSam.put("OutputFormat", "iceberg");
+    icebergSam.put("IcebergDatabase", "archive");
+    icebergSam.put("IcebergTable", "vehicle_telemetry");
+    icebergSam.put("IcebergMaintenanceRateHours", "12");
+    icebergSam.put("IcebergTargetFileMb", "256");
+    icebergSam.put("BucketEncryption", "kms");
+    icebergSam.put("AlarmTopicArn", ALARM_TOPIC);
+
     return Stream.of(
         Arguments.of("msk-iam-created-bucket", new Deployment(mskCdk, mskSam)),
+        Arguments.of(
+            "msk-iam-iceberg-kms-bucket-alarm-topic", new Deployment(icebergCdk, icebergSam)),
         Arguments.of(
             "msk-iam-confluent-schema-registry-basic-auth",
             new Deployment(registryCdk, registrySam)),
@@ -253,6 +272,68 @@ class SamParityTest {
     SamTemplate sam = new SamTemplate(TEMPLATE, d.sam());
     assertThat(new TreeSet<>(Templates.dashboardAlarms(samDashboard(sam))))
         .isEqualTo(new TreeSet<>(Templates.dashboardAlarms(Templates.dashboardBody(cdk))));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("deployments")
+  void shouldScheduleTheSameMaintenanceAndCountTheSameCommitFailures(String name, Deployment d)
+      throws Exception {
+    Map<String, Object> cdk = Templates.resources(cdk(d));
+    Map<String, Map<String, Object>> sam = new SamTemplate(TEMPLATE, d.sam()).resources();
+    assertThat(scheduleAndFilter(sam)).isEqualTo(scheduleAndFilter(cdk));
+    if ("iceberg".equals(d.cdk().get("outputFormat"))) {
+      assertThat(scheduleAndFilter(sam)).hasSize(2);
+    }
+  }
+
+  /** JSON with keys sorted: CDK and YAML order a map's keys differently. */
+  private static String sorted(Object value) {
+    try {
+      return new ObjectMapper()
+          .configure(
+              com.fasterxml.jackson.databind.SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true)
+          .writeValueAsString(value);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The maintenance rule's schedule and target, and the commit-failure metric filter. */
+  private static List<String> scheduleAndFilter(Map<String, ?> resources) throws Exception {
+    List<String> out = new java.util.ArrayList<>();
+    for (Object r : resources.values()) {
+      Map<String, Object> resource = Templates.cast(r);
+      Map<String, Object> p = Templates.cast(resource.get("Properties"));
+      if ("AWS::Events::Rule".equals(resource.get("Type"))) {
+        Map<String, Object> target = Templates.cast(((List<?>) p.get("Targets")).get(0));
+        // Both name the published alias "live": CDK's LiveAlias, SAM's AutoPublishAlias.
+        String arn = Templates.render(target.get("Arn"));
+        out.add(
+            "rule "
+                + p.get("ScheduleExpression")
+                + " "
+                + p.get("State")
+                + " "
+                + target.get("Input")
+                + " "
+                + " retries="
+                + Templates.render(
+                    Templates.cast(target.get("RetryPolicy")).get("MaximumRetryAttempts"))
+                + " alias="
+                + (arn.contains("LiveAlias") || arn.contains("ArchiverFunction.Alias")));
+      }
+      if ("AWS::Logs::MetricFilter".equals(resource.get("Type"))) {
+        out.add(
+            "filter "
+                + p.get("FilterPattern")
+                + " "
+                + Templates.render(p.get("LogGroupName"))
+                + " "
+                + sorted(p.get("MetricTransformations")));
+      }
+    }
+    java.util.Collections.sort(out);
+    return out;
   }
 
   static String samDashboard(SamTemplate sam) {
