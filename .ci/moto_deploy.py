@@ -234,11 +234,30 @@ MOTO_CANNOT_CREATE = {
 PLACEHOLDER = "arn:aws:cloudformation:us-east-1:123456789012:moto-cannot-create/"
 
 
+def refers_to(x, names):
+    """Whether a property value is a Ref or GetAtt of one of names."""
+    if isinstance(x, dict) and len(x) == 1:
+        if x.get("Ref") in names:
+            return True
+        if "Fn::GetAtt" in x:
+            target = x["Fn::GetAtt"]
+            target = target.split(".")[0] if isinstance(target, str) else target[0]
+            return target in names
+    return False
+
+
 def without_unsupported(template):
     """Removes what moto cannot create; references to it become placeholders."""
     removed = {
         k for k, v in template["Resources"].items() if v.get("Type") in MOTO_CANNOT_CREATE
     }
+    # A permission on a removed function alias cannot exist either: moto's AddPermission looks the
+    # function up (the iceberg maintenance rule's permission is on the live alias).
+    for k, v in template["Resources"].items():
+        if v.get("Type") == "AWS::Lambda::Permission" and refers_to(
+            v.get("Properties", {}).get("FunctionName"), removed
+        ):
+            removed.add(k)
 
     def walk(x):
         if isinstance(x, str):
