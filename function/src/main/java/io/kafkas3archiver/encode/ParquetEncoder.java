@@ -314,23 +314,23 @@ public final class ParquetEncoder implements Encoder {
 
     private int writeMetadata(KafkaRecord r) {
       int i = 0;
-      string(i++, ParquetSchema.TOPIC, r.topic());
-      consumer.startField(ParquetSchema.PARTITION, i);
+      string(i++, KafkaColumns.TOPIC, r.topic());
+      consumer.startField(KafkaColumns.PARTITION, i);
       consumer.addInteger(r.partition());
-      consumer.endField(ParquetSchema.PARTITION, i++);
-      consumer.startField(ParquetSchema.OFFSET, i);
+      consumer.endField(KafkaColumns.PARTITION, i++);
+      consumer.startField(KafkaColumns.OFFSET, i);
       consumer.addLong(r.offset());
-      consumer.endField(ParquetSchema.OFFSET, i++);
+      consumer.endField(KafkaColumns.OFFSET, i++);
       if (r.timestamp() >= 0) {
-        consumer.startField(ParquetSchema.TIMESTAMP, i);
+        consumer.startField(KafkaColumns.TIMESTAMP, i);
         consumer.addLong(r.timestamp());
-        consumer.endField(ParquetSchema.TIMESTAMP, i);
+        consumer.endField(KafkaColumns.TIMESTAMP, i);
       }
       i++;
-      string(i++, ParquetSchema.TIMESTAMP_TYPE, r.timestampType());
+      string(i++, KafkaColumns.TIMESTAMP_TYPE, r.timestampType());
       boolean textKey = r.key() != null && Utf8.isValid(r.key());
-      string(i++, ParquetSchema.KEY, textKey ? new String(r.key(), StandardCharsets.UTF_8) : null);
-      string(i++, ParquetSchema.HEADERS, Json.headersText(r));
+      string(i++, KafkaColumns.KEY, textKey ? new String(r.key(), StandardCharsets.UTF_8) : null);
+      string(i++, KafkaColumns.HEADERS, Json.headersText(r));
       if (schema.keyBase64()) {
         string(
             i++,

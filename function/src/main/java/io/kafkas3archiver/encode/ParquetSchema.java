@@ -1,5 +1,13 @@
 package io.kafkas3archiver.encode;
 
+import static io.kafkas3archiver.encode.KafkaColumns.HEADERS;
+import static io.kafkas3archiver.encode.KafkaColumns.KEY;
+import static io.kafkas3archiver.encode.KafkaColumns.OFFSET;
+import static io.kafkas3archiver.encode.KafkaColumns.PARTITION;
+import static io.kafkas3archiver.encode.KafkaColumns.TIMESTAMP;
+import static io.kafkas3archiver.encode.KafkaColumns.TIMESTAMP_TYPE;
+import static io.kafkas3archiver.encode.KafkaColumns.TOPIC;
+
 import io.kafkas3archiver.encode.TabularBatch.Field;
 import io.kafkas3archiver.encode.TabularBatch.Kind;
 import java.math.BigDecimal;
@@ -34,13 +42,6 @@ import org.apache.parquet.schema.Types;
  * not one.
  */
 final class ParquetSchema {
-  static final String TOPIC = "kafka_topic";
-  static final String PARTITION = "kafka_partition";
-  static final String OFFSET = "kafka_offset";
-  static final String TIMESTAMP = "kafka_timestamp";
-  static final String TIMESTAMP_TYPE = "kafka_timestamp_type";
-  static final String KEY = "kafka_key";
-  static final String HEADERS = "kafka_headers";
   static final String KEY_BASE64 = "kafka_key_base64";
   static final String KEY_SCHEMA_ID = "kafka_key_schema_id";
   static final String KEY_DATA_FORMAT = "kafka_key_data_format";

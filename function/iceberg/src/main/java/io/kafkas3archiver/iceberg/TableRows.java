@@ -1,5 +1,13 @@
 package io.kafkas3archiver.iceberg;
 
+import static io.kafkas3archiver.encode.KafkaColumns.HEADERS;
+import static io.kafkas3archiver.encode.KafkaColumns.KEY;
+import static io.kafkas3archiver.encode.KafkaColumns.OFFSET;
+import static io.kafkas3archiver.encode.KafkaColumns.PARTITION;
+import static io.kafkas3archiver.encode.KafkaColumns.TIMESTAMP;
+import static io.kafkas3archiver.encode.KafkaColumns.TIMESTAMP_TYPE;
+import static io.kafkas3archiver.encode.KafkaColumns.TOPIC;
+
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -38,13 +46,6 @@ import org.apache.iceberg.types.Types;
  * value that fits neither its column nor a promotion is rejected with the reason, never rounded.
  */
 final class TableRows {
-  static final String TOPIC = "kafka_topic";
-  static final String PARTITION = "kafka_partition";
-  static final String OFFSET = "kafka_offset";
-  static final String TIMESTAMP = "kafka_timestamp";
-  static final String TIMESTAMP_TYPE = "kafka_timestamp_type";
-  static final String KEY = "kafka_key";
-  static final String HEADERS = "kafka_headers";
 
   /** Fields past the column cap, as one JSON object text: kept, not dropped (DESIGN §4). */
   static final String OVERFLOW = "kafka_overflow_json";
