@@ -38,6 +38,11 @@ final class RestCatalogServer implements AutoCloseable {
   }
 
   static RestCatalogServer start(S3ProxyServer s3) throws Exception {
+    return start(s3, 0);
+  }
+
+  /** On this 127.0.0.1 port (0: any free one); the local run's --serve uses a fixed one. */
+  static RestCatalogServer start(S3ProxyServer s3, int port) throws Exception {
     Map<String, String> props = new HashMap<>(s3Properties(s3));
     props.put(
         CatalogProperties.URI,
@@ -49,7 +54,7 @@ final class RestCatalogServer implements AutoCloseable {
     JdbcCatalog backend = new JdbcCatalog();
     backend.initialize("backend", props);
 
-    Server server = new Server(new InetSocketAddress("127.0.0.1", 0));
+    Server server = new Server(new InetSocketAddress("127.0.0.1", port));
     ServletContextHandler context = new ServletContextHandler();
     context.setContextPath("/");
     LongAdder requests = new LongAdder();
