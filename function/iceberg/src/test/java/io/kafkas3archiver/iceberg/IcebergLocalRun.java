@@ -9,6 +9,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -111,13 +113,15 @@ public final class IcebergLocalRun {
     // A bad setting fails before S3Proxy's non-daemon threads exist (they would keep exec:java up).
     ArchiverConfig.fromEnv(env);
 
-    S3ProxyServer s3 = S3ProxyServer.inMemoryOnPort(s3Port != null ? s3Port : serve ? S3_PORT : 0);
+    int s3Listen = requireFree(s3Port != null ? s3Port : serve ? S3_PORT : 0, "--s3-port");
+    int catalogListen =
+        requireFree(catalogPort != null ? catalogPort : serve ? CATALOG_PORT : 0, "--catalog-port");
+    S3ProxyServer s3 = S3ProxyServer.inMemoryOnPort(s3Listen);
     RestCatalogServer catalog = null;
     try {
       s3.createBucket(env.get("BUCKET_NAME"));
       s3.createBucket(RestCatalogServer.WAREHOUSE_BUCKET);
-      catalog =
-          RestCatalogServer.start(s3, catalogPort != null ? catalogPort : serve ? CATALOG_PORT : 0);
+      catalog = RestCatalogServer.start(s3, catalogListen);
       // The function sees the embedded servers exactly as it would see S3 and a REST catalog in
       // Lambda: through its environment, with the S3 server's keys as its credentials.
       env.put("AWS_ENDPOINT_URL_S3", s3.endpoint().toString());
@@ -152,6 +156,27 @@ public final class IcebergLocalRun {
       }
       s3.close();
       throw e;
+    }
+  }
+
+  /** A fixed port already taken fails here, naming the option that moves it. */
+  private static int requireFree(int port, String option) {
+    if (port == 0) {
+      return 0;
+    }
+    try (ServerSocket probe = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+      return port;
+    } catch (IOException e) {
+      throw new IllegalArgumentException(
+          "127.0.0.1:"
+              + port
+              + " is not free ("
+              + e.getMessage()
+              + "): stop what listens there, or pass "
+              + option
+              + " N (0 picks a free port)\n"
+              + USAGE,
+          e);
     }
   }
 
