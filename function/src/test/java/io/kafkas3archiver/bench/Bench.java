@@ -61,6 +61,10 @@ public final class Bench {
   private static final double MB = 1_000_000.0;
   private static final String LAMBDA_JVM_FLAGS = "-XX:+TieredCompilation -XX:TieredStopAtLevel=1";
 
+  /** The cold-start forks' JVM: Lambda's flags, SerialGC, a heap that fits 512 MB. */
+  private static final List<String> COLD_FLAGS =
+      List.of("-XX:+TieredCompilation", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx448m");
+
   private Bench() {}
 
   public static void main(String[] args) throws Exception {
@@ -133,6 +137,31 @@ public final class Bench {
       }
       if (sections.contains("heap")) {
         heapFloorBytes = peakHeap(forks, bigEvent, combos, heapMode, batch);
+      }
+      if (sections.contains("jars")) {
+        // Not in the default run: it needs the iceberg module's shaded jar built too.
+        Path icebergJar =
+            Path.of(
+                System.getProperty(
+                    "bench.icebergJar", "function/iceberg/target/kafka-s3-archiver-iceberg.jar"));
+        if (!Files.isRegularFile(icebergJar)) {
+          throw new IllegalStateException(
+              icebergJar
+                  + " is missing: build both jars first (mvnw -pl function,function/iceberg"
+                  + " install -DskipTests)");
+        }
+        Forks icebergForks =
+            new Forks(icebergJar, Files.createDirectories(work.resolve("iceberg-jar")), s3);
+        JarColdStart.run(
+            OUT,
+            forks,
+            jar,
+            icebergForks,
+            icebergJar,
+            smallEvent,
+            bigEvent,
+            coldRounds,
+            COLD_FLAGS);
       }
     }
     if (!e2eMs.isEmpty()) {
@@ -567,7 +596,10 @@ public final class Bench {
       return jars;
     }
 
-    /** One fresh JVM; returns {wall ms to the BENCH line, init, prime, invoke}, or null. */
+    /**
+     * One fresh JVM; returns {wall ms to the BENCH line, init, prime, invoke, process CPU ms}, or
+     * null.
+     */
     double[] run(
         String mode,
         String client,
@@ -626,12 +658,13 @@ public final class Bench {
       if (p.exitValue() != 0 || bench == null) {
         return null;
       }
-      double[] phases = new double[3];
-      int i = 0;
-      for (String field : bench.substring(6).split(" ")) {
-        phases[i++] = Double.parseDouble(field.substring(field.indexOf('=') + 1));
+      String[] fields = bench.substring(6).split(" ");
+      double[] out = new double[fields.length + 1];
+      out[0] = wall;
+      for (int i = 0; i < fields.length; i++) {
+        out[i + 1] = Double.parseDouble(fields[i].substring(fields[i].indexOf('=') + 1));
       }
-      return new double[] {wall, phases[0], phases[1], phases[2]};
+      return out;
     }
 
     String lastStderr() throws IOException {
@@ -672,9 +705,7 @@ public final class Bench {
             new Variant("archiver, url-connection, eager (shipped)", "eager", "url", big),
             new Variant("archiver, url-connection, primed", "primed", "url", big),
             new Variant("minimal PutObject-only, url-connection", "putonly", "url", big));
-    List<String> flags =
-        List.of(
-            "-XX:+TieredCompilation", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx448m");
+    List<String> flags = COLD_FLAGS;
     Map<String, String> env = Map.of("OUTPUT_FORMAT", "ndjson", "COMPRESSION", "gzip");
     double[][][] samples = new double[variants.size()][rounds][];
     for (int r = 0; r < rounds; r++) {

@@ -10,17 +10,17 @@ import java.util.Map;
  * Lambda's one vCPU at 1,769 MB, and below that Lambda's CPU share (so the duration) scales with
  * memory. Upload waits are scaled too, which overstates them: the estimate errs high.
  */
-final class Cost {
+public final class Cost {
   // Public list prices, us-east-1, as published in 2025 (no network here to re-check them).
-  static final double LAMBDA_X86_GB_S = 0.0000166667;
-  static final double LAMBDA_ARM_GB_S = 0.0000133334;
-  static final double LAMBDA_PER_REQUEST = 0.20 / 1_000_000;
-  static final double S3_PUT = 0.005 / 1_000;
+  public static final double LAMBDA_X86_GB_S = 0.0000166667;
+  public static final double LAMBDA_ARM_GB_S = 0.0000133334;
+  public static final double LAMBDA_PER_REQUEST = 0.20 / 1_000_000;
+  public static final double S3_PUT = 0.005 / 1_000;
   static final double FIREHOSE_INGEST_GB = 0.029;
   static final double FIREHOSE_CONVERSION_GB = 0.018;
   static final double FIREHOSE_RECORD_ROUNDING_BYTES = 5 * 1024;
-  static final double FULL_VCPU_MB = 1_769;
-  static final double TB = 1e12;
+  public static final double FULL_VCPU_MB = 1_769;
+  public static final double TB = 1e12;
 
   private Cost() {}
 

@@ -38,8 +38,11 @@ import software.amazon.awssdk.services.s3.S3Client;
  * instead and archives until the topic has been idle for {@code --idle-seconds}. S3 is as in {@link
  * LocalRun}: an embedded S3Proxy with data in {@code .local-s3/}, or {@code AWS_ENDPOINT_URL_S3}
  * with the usual AWS credentials.
+ *
+ * <p>Public for the iceberg artifact's local run, which archives into a table instead of objects
+ * through a {@link Target} of its own.
  */
-final class KafkaLocalRun {
+public final class KafkaLocalRun {
   private static final String USAGE =
       """
       usage: LocalRun --kafka [--records N] [--partitions N] [options]
@@ -51,7 +54,17 @@ final class KafkaLocalRun {
 
   private KafkaLocalRun() {}
 
-  static boolean wants(String[] args) {
+  /** What the emulator's batches are archived into, and how the run shows the result. */
+  public interface Target {
+    /** The function instance the emulator invokes; {@code env} is the run's environment. */
+    ArchiverHandler handler(
+        ArchiverConfig config, AwsCredentialsProvider credentials, Map<String, String> env);
+
+    /** Prints what the run wrote, after every record was committed. */
+    void report(ArchiverConfig config, AwsCredentialsProvider credentials);
+  }
+
+  public static boolean wants(String[] args) {
     return List.of(args).contains("--kafka") || List.of(args).contains("--bootstrap-servers");
   }
 
@@ -61,6 +74,16 @@ final class KafkaLocalRun {
 
   /** Runs with this environment; an embedded S3 server keeps its data in {@code localS3Folder}. */
   static void run(String[] args, Map<String, String> environment, Path localS3Folder)
+      throws Exception {
+    run(args, environment, localS3Folder, new ObjectTarget());
+  }
+
+  /**
+   * Runs into {@code target}. With {@code AWS_ENDPOINT_URL_S3} in {@code environment} no embedded
+   * S3 server is started, so a caller can bring its own.
+   */
+  public static void run(
+      String[] args, Map<String, String> environment, Path localS3Folder, Target target)
       throws Exception {
     Options o = Options.parse(args);
     Map<String, String> env = new HashMap<>(environment);
@@ -77,7 +100,7 @@ final class KafkaLocalRun {
       AwsCredentialsProvider credentials = localS3.credentials(config);
 
       String bootstrap = o.bootstrapServers;
-      Map<TopicPartition, Long> target = null;
+      Map<TopicPartition, Long> expected = null;
       if (o.embedded) {
         long started = System.nanoTime();
         kafka = EmbeddedKafka.start();
@@ -89,9 +112,9 @@ final class KafkaLocalRun {
             bootstrap,
             (System.nanoTime() - started) / 1e9);
         List<Produced> produced = SampleVehicleEvents.produce(bootstrap, o.topic, 0, o.records);
-        target = new LinkedHashMap<>();
+        expected = new LinkedHashMap<>();
         for (Produced p : produced) {
-          target.merge(new TopicPartition(p.topic(), p.partition()), p.offset() + 1, Math::max);
+          expected.merge(new TopicPartition(p.topic(), p.partition()), p.offset() + 1, Math::max);
         }
         System.out.println(
             "produced "
@@ -99,11 +122,10 @@ final class KafkaLocalRun {
                 + " vehicle events (JSON, keyed by vehicle id, headers trace-id and source) to "
                 + o.topic
                 + ": "
-                + describe(target));
+                + describe(expected));
       }
 
-      RecordingStore store = new RecordingStore(S3ObjectStore.create(config, credentials));
-      ArchiverHandler handler = new ArchiverHandler(config, store, Clock.systemUTC());
+      ArchiverHandler handler = target.handler(config, credentials, env);
       Settings settings =
           Settings.of(bootstrap, o.topic, o.groupId)
               .withBatchSize(o.batchSize)
@@ -124,8 +146,8 @@ final class KafkaLocalRun {
                   settings, handler, () -> new LocalContext(60_000), o.consumerProperties)
               .onInvocation(KafkaLocalRun::print)) {
         Duration max = Duration.ofSeconds(o.maxSeconds);
-        if (target != null) {
-          if (!emulator.runUntilCommitted(target, max)) {
+        if (expected != null) {
+          if (!emulator.runUntilCommitted(expected, max)) {
             throw new IllegalStateException(
                 "not every record was archived within "
                     + max
@@ -148,7 +170,7 @@ final class KafkaLocalRun {
         System.out.println(
             "committed offsets of group " + o.groupId + ": " + describe(emulator.committed()));
       }
-      report(config, credentials, store);
+      target.report(config, credentials);
     } finally {
       if (kafka != null) {
         kafka.close();
@@ -187,6 +209,23 @@ final class KafkaLocalRun {
         .sorted(Map.Entry.comparingByKey((a, b) -> Integer.compare(a.partition(), b.partition())))
         .map(e -> e.getKey() + "=" + e.getValue())
         .collect(Collectors.joining(", "));
+  }
+
+  /** The plain run: objects through a recording store, listed and previewed at the end. */
+  private static final class ObjectTarget implements Target {
+    private RecordingStore store;
+
+    @Override
+    public ArchiverHandler handler(
+        ArchiverConfig config, AwsCredentialsProvider credentials, Map<String, String> env) {
+      store = new RecordingStore(S3ObjectStore.create(config, credentials));
+      return new ArchiverHandler(config, store, Clock.systemUTC());
+    }
+
+    @Override
+    public void report(ArchiverConfig config, AwsCredentialsProvider credentials) {
+      KafkaLocalRun.report(config, credentials, store);
+    }
   }
 
   private static void report(

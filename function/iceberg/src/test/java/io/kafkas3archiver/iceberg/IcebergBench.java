@@ -1,9 +1,15 @@
 package io.kafkas3archiver.iceberg;
 
+import io.kafkas3archiver.bench.Cost;
+import io.kafkas3archiver.bench.TelemetryBatch;
 import io.kafkas3archiver.testing.EventBuilder;
 import io.kafkas3archiver.testing.S3ProxyServer;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -26,7 +32,19 @@ public final class IcebergBench {
 
   public static void main(String[] args) throws Exception {
     int rounds = Integer.getInteger("bench.rounds", 5);
+    String sections = System.getProperty("bench.sections", "all");
     try (IcebergHarness h = new IcebergHarness(S3ProxyServer.inMemoryCounting())) {
+      if (sections.equals("all") || sections.contains("telemetry")) {
+        telemetry(h, Math.min(rounds, 8), Integer.getInteger("bench.memoryMb", 1024));
+      }
+      if (sections.equals("all") || sections.contains("small")) {
+        smallBatchesAndCommitRate(h, rounds);
+      }
+    }
+  }
+
+  private static void smallBatchesAndCommitRate(IcebergHarness h, int rounds) throws Exception {
+    {
       var fn = h.function(Map.of("COMPRESSION", "zstd"));
       fn.invoke(batch("bench", 0, 1000)); // creates the table, warms the JVM
       List<Long> ms = new ArrayList<>();
@@ -102,6 +120,233 @@ public final class IcebergBench {
           "iceberg maintain (every table above): %d ms: %s%n",
           (System.nanoTime() - t0) / 1_000_000, m.response());
     }
+  }
+
+  // Prices beyond the file formats' (bench.Cost): us-east-1 list prices. S3 GET from the 2025 list
+  // like Cost's; Glue Data Catalog requests as the issue states them ($1 per million after the
+  // first million a month, left out here); S3 Tables from aws.amazon.com/s3/pricing (S3 Tables
+  // section and its worked example, US West (Oregon); not re-checked from this machine).
+  static final double S3_GET = 0.0004 / 1_000;
+  static final double GLUE_PER_REQUEST = 1.0 / 1_000_000;
+  static final double S3_TABLES_PUT = 0.005 / 1_000;
+  static final double S3_TABLES_GET = 0.0004 / 1_000;
+  static final double S3_TABLES_COMPACTION_OBJECT = 0.002 / 1_000;
+  static final double S3_TABLES_COMPACTION_GB = 0.005;
+  static final double S3_TABLES_MONITORING_OBJECT_MONTH = 0.025 / 1_000;
+
+  /**
+   * The file-format benchmark's batch (TelemetryBatch: 10,000 records, about 3.2 MB of payload, 4
+   * partitions, one hour) as ESM events to the iceberg function, each round at new offsets so none
+   * is skipped as already committed; then one maintenance run over the small files. Prints ms per
+   * batch, commit latency, S3 and catalog requests per batch, and the cost per TB the way
+   * docs/performance.md builds it for the file formats.
+   */
+  private static void telemetry(IcebergHarness h, int rounds, int memoryMb) throws Exception {
+    TelemetryBatch batch = TelemetryBatch.generate();
+    String event = new String(batch.event, StandardCharsets.UTF_8);
+    var fn = h.function(Map.of("COMPRESSION", "zstd", "ICEBERG_TABLE", "telemetry"));
+    fn.invoke(roundOf(event, 0)); // creates the table, warms the JVM
+    List<Long> ms = new ArrayList<>();
+    List<Long> cpuMs = new ArrayList<>();
+    List<Long> commit = new ArrayList<>();
+    long parquetBytes = 0;
+    long dataFiles = 0;
+    Map<String, Long> s3Before = requests(h.s3.storeCalls());
+    Map<String, Long> catalogBefore = h.rest.requestsByMethod();
+    for (int r = 1; r <= rounds; r++) {
+      InputStream in = roundOf(event, r);
+      long c0 = processCpuNanos();
+      long t0 = System.nanoTime();
+      var out = fn.invoke(in);
+      ms.add((System.nanoTime() - t0) / 1_000_000);
+      cpuMs.add((processCpuNanos() - c0) / 1_000_000);
+      if (number(out.printed(), "recordsWritten") != TelemetryBatch.RECORDS) {
+        throw new IllegalStateException("round " + r + " did not write every record: " + out);
+      }
+      commit.add(number(out.printed(), "commitLatencyMs"));
+      parquetBytes += number(out.printed(), "bytesWritten");
+      dataFiles += number(out.printed(), "dataFiles");
+    }
+    Map<String, Double> s3 = perBatch(s3Before, requests(h.s3.storeCalls()), rounds);
+    Map<String, Double> catalog = perBatch(catalogBefore, h.rest.requestsByMethod(), rounds);
+    double catalogTotal = catalog.values().stream().mapToDouble(Double::doubleValue).sum();
+    System.out.printf(
+        Locale.ROOT,
+        "iceberg, the file-format benchmark's batch (%,d records, %.2f MB payload, 4 partitions,"
+            + " 1 hour), zstd, %d rounds: ms/batch median %d (min %d, max %d); commit latency"
+            + " median %d ms; process CPU per batch median %d ms (the function, S3Proxy and the"
+            + " catalog together); per batch: S3 requests %s, catalog requests %s (%.1f), %.1f data"
+            + " files, %.0f KB of Parquet%n",
+        TelemetryBatch.RECORDS,
+        batch.payloadBytes / 1e6,
+        rounds,
+        median(ms),
+        ms.stream().mapToLong(Long::longValue).min().orElse(0),
+        ms.stream().mapToLong(Long::longValue).max().orElse(0),
+        median(commit),
+        median(cpuMs),
+        s3,
+        catalog,
+        catalogTotal,
+        (double) dataFiles / rounds,
+        parquetBytes / 1024.0 / rounds);
+
+    Map<String, Long> s3BeforeMaintain = requests(h.s3.storeCalls());
+    long m0 = System.nanoTime();
+    var maintained = fn.maintain();
+    long maintainMs = (System.nanoTime() - m0) / 1_000_000;
+    long rewritten = number(maintained.response(), "filesRewritten");
+    Map<String, Double> s3Maintain =
+        perBatch(s3BeforeMaintain, requests(h.s3.storeCalls()), Math.max(1, rewritten));
+    System.out.printf(
+        Locale.ROOT,
+        "iceberg maintain over those %d small files: %d ms, S3 requests per file rewritten %s: %s%n",
+        rewritten,
+        maintainMs,
+        s3Maintain,
+        maintained.response());
+
+    cost(
+        batch,
+        memoryMb,
+        median(ms),
+        median(cpuMs),
+        s3,
+        catalog,
+        (double) dataFiles / rounds,
+        (double) parquetBytes / rounds,
+        rewritten > 0 ? (double) maintainMs / rewritten : 0,
+        s3Maintain);
+  }
+
+  private static void cost(
+      TelemetryBatch batch,
+      int memoryMb,
+      double msPerBatch,
+      double cpuMsPerBatch,
+      Map<String, Double> s3,
+      Map<String, Double> catalog,
+      double dataFilesPerBatch,
+      double parquetBytesPerBatch,
+      double maintainMsPerFile,
+      Map<String, Double> s3PerFileMaintained) {
+    double batches = Cost.TB / batch.payloadBytes;
+    double cpuScale = Math.max(1.0, Cost.FULL_VCPU_MB / memoryMb);
+    double gbSeconds = batches * msPerBatch * cpuScale / 1000 * memoryMb / 1024.0;
+    double lambdaRequests = batches * Cost.LAMBDA_PER_REQUEST;
+    double s3Puts = batches * (s3.get("PUT") + s3.get("LIST")) * Cost.S3_PUT;
+    double s3Gets = batches * (s3.get("GET") + s3.get("HEAD")) * S3_GET;
+    double catalogRequests = catalog.values().stream().mapToDouble(Double::doubleValue).sum();
+    double glue = batches * catalogRequests * GLUE_PER_REQUEST;
+    double tablesPosts = catalog.getOrDefault("POST", 0.0) + catalog.getOrDefault("PUT", 0.0);
+    double tablesCatalog =
+        batches * (tablesPosts * S3_TABLES_PUT + (catalogRequests - tablesPosts) * S3_TABLES_GET);
+    double dataFiles = batches * dataFilesPerBatch;
+    double parquetGb = batches * parquetBytesPerBatch / 1e9;
+    double tablesCompaction =
+        dataFiles * S3_TABLES_COMPACTION_OBJECT + parquetGb * S3_TABLES_COMPACTION_GB;
+    double maintainGbSeconds = dataFiles * maintainMsPerFile * cpuScale / 1000 * memoryMb / 1024.0;
+    double maintainS3 =
+        dataFiles
+            * ((s3PerFileMaintained.get("PUT") + s3PerFileMaintained.get("LIST")) * Cost.S3_PUT
+                + (s3PerFileMaintained.get("GET") + s3PerFileMaintained.get("HEAD")) * S3_GET);
+    System.out.println();
+    System.out.println("## Cost per TB archived, iceberg (estimate)");
+    System.out.printf(
+        Locale.ROOT,
+        "%,.0f batches of %,d records per TB of payload; Lambda at %d MB (measured %.0f ms x %.2f"
+            + " = %.0f ms per batch, %,.0f GB-s per TB); %,.0f data files and %.0f GB of Parquet"
+            + " per TB%n%n",
+        batches,
+        TelemetryBatch.RECORDS,
+        memoryMb,
+        msPerBatch,
+        cpuScale,
+        msPerBatch * cpuScale,
+        gbSeconds,
+        dataFiles,
+        parquetGb);
+    System.out.println("| part | Glue catalog, x86 | Glue catalog, arm64 | S3 Tables, x86 |");
+    System.out.println("|---|--:|--:|--:|");
+    row(
+        "Lambda duration, batches",
+        gbSeconds * Cost.LAMBDA_X86_GB_S,
+        gbSeconds * Cost.LAMBDA_ARM_GB_S,
+        gbSeconds * Cost.LAMBDA_X86_GB_S);
+    row("Lambda requests", lambdaRequests, lambdaRequests, lambdaRequests);
+    row("S3 PUT/LIST (data, manifests, metadata)", s3Puts, s3Puts, s3Puts);
+    row("S3 GET/HEAD", s3Gets, s3Gets, s3Gets);
+    row(
+        "catalog requests (Glue per request; S3 Tables POST as PUT, others as GET)",
+        glue,
+        glue,
+        tablesCatalog);
+    row(
+        "compaction: {\"action\":\"maintain\"} in Lambda, S3 Tables' own",
+        maintainGbSeconds * Cost.LAMBDA_X86_GB_S + maintainS3,
+        maintainGbSeconds * Cost.LAMBDA_ARM_GB_S + maintainS3,
+        tablesCompaction);
+    double base = lambdaRequests + s3Puts + s3Gets;
+    row(
+        "total",
+        gbSeconds * Cost.LAMBDA_X86_GB_S
+            + base
+            + glue
+            + maintainGbSeconds * Cost.LAMBDA_X86_GB_S
+            + maintainS3,
+        gbSeconds * Cost.LAMBDA_ARM_GB_S
+            + base
+            + glue
+            + maintainGbSeconds * Cost.LAMBDA_ARM_GB_S
+            + maintainS3,
+        gbSeconds * Cost.LAMBDA_X86_GB_S + base + tablesCatalog + tablesCompaction);
+    double cpuGbSeconds = batches * cpuMsPerBatch * cpuScale / 1000 * memoryMb / 1024.0;
+    System.out.printf(
+        Locale.ROOT,
+        "from process CPU instead of wall time (%.0f ms x %.2f per batch): Lambda duration $%.2f"
+            + " x86, $%.2f arm64 per TB instead of $%.2f and $%.2f%n",
+        cpuMsPerBatch,
+        cpuScale,
+        cpuGbSeconds * Cost.LAMBDA_X86_GB_S,
+        cpuGbSeconds * Cost.LAMBDA_ARM_GB_S,
+        gbSeconds * Cost.LAMBDA_X86_GB_S,
+        gbSeconds * Cost.LAMBDA_ARM_GB_S);
+    System.out.printf(
+        Locale.ROOT,
+        "S3 Tables object monitoring, per month once compacted into 512 MB files: $%.4f per TB of"
+            + " Parquet (storage itself left out, as for the file formats)%n",
+        Math.ceil(1e12 / (512 * 1024 * 1024.0)) * S3_TABLES_MONITORING_OBJECT_MONTH);
+  }
+
+  private static void row(String part, double glueX86, double glueArm, double tablesX86) {
+    System.out.printf(
+        Locale.ROOT, "| %s | %.2f | %.2f | %.2f |%n", part, glueX86, glueArm, tablesX86);
+  }
+
+  /** The telemetry event with its offsets moved to 1,000,000 x (round + 1) + i. */
+  private static InputStream roundOf(String event, int round) {
+    return new ByteArrayInputStream(
+        event
+            .replace("\"offset\":1", "\"offset\":" + (round + 1))
+            .getBytes(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * CPU time of this whole JVM: wall time on a machine shared with other builds overstates the
+   * function's own work, CPU time does not (it includes the in-process servers, so it errs high).
+   */
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+  }
+
+  /** Requests per round (or per file) between two counts, by kind. */
+  private static Map<String, Double> perBatch(
+      Map<String, Long> before, Map<String, Long> after, long rounds) {
+    Map<String, Double> out = new java.util.TreeMap<>();
+    after.forEach((k, v) -> out.put(k, (v - before.getOrDefault(k, 0L)) / (double) rounds));
+    return out;
   }
 
   /** {@code size} records over 4 partitions within one hour, offsets from {@code round * size}. */

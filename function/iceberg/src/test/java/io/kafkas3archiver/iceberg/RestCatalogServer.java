@@ -3,12 +3,15 @@ package io.kafkas3archiver.iceberg;
 import io.kafkas3archiver.testing.S3ProxyServer;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
+import jakarta.servlet.http.HttpServletRequest;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.jdbc.JdbcCatalog;
@@ -30,14 +33,22 @@ final class RestCatalogServer implements AutoCloseable {
   private final Server server;
   private final JdbcCatalog backend;
   private final LongAdder requests;
+  private final Map<String, LongAdder> byMethod;
 
-  private RestCatalogServer(Server server, JdbcCatalog backend, LongAdder requests) {
+  private RestCatalogServer(
+      Server server, JdbcCatalog backend, LongAdder requests, Map<String, LongAdder> byMethod) {
     this.server = server;
     this.backend = backend;
     this.requests = requests;
+    this.byMethod = byMethod;
   }
 
   static RestCatalogServer start(S3ProxyServer s3) throws Exception {
+    return start(s3, 0);
+  }
+
+  /** On this 127.0.0.1 port (0: any free one); the local run's --serve uses a fixed one. */
+  static RestCatalogServer start(S3ProxyServer s3, int port) throws Exception {
     Map<String, String> props = new HashMap<>(s3Properties(s3));
     props.put(
         CatalogProperties.URI,
@@ -49,15 +60,20 @@ final class RestCatalogServer implements AutoCloseable {
     JdbcCatalog backend = new JdbcCatalog();
     backend.initialize("backend", props);
 
-    Server server = new Server(new InetSocketAddress("127.0.0.1", 0));
+    Server server = new Server(new InetSocketAddress("127.0.0.1", port));
     ServletContextHandler context = new ServletContextHandler();
     context.setContextPath("/");
     LongAdder requests = new LongAdder();
+    Map<String, LongAdder> byMethod = new ConcurrentHashMap<>();
     context.addFilter(
         new FilterHolder(
             (Filter)
                 (request, response, chain) -> {
                   requests.increment();
+                  byMethod
+                      .computeIfAbsent(
+                          ((HttpServletRequest) request).getMethod(), m -> new LongAdder())
+                      .increment();
                   chain.doFilter(request, response);
                 }),
         "/*",
@@ -66,12 +82,19 @@ final class RestCatalogServer implements AutoCloseable {
         new ServletHolder(new RESTCatalogServlet(new RESTCatalogAdapter(backend))), "/*");
     server.setHandler(context);
     server.start();
-    return new RestCatalogServer(server, backend, requests);
+    return new RestCatalogServer(server, backend, requests, byMethod);
   }
 
   /** HTTP requests the catalog has answered so far (benchmarks read it). */
   long requests() {
     return requests.sum();
+  }
+
+  /** Requests so far per HTTP method (GET loads, POST commits and creates): priced differently. */
+  Map<String, Long> requestsByMethod() {
+    Map<String, Long> out = new TreeMap<>();
+    byMethod.forEach((method, n) -> out.put(method, n.sum()));
+    return out;
   }
 
   /** S3FileIO on S3Proxy (NOTES.md): endpoint, path style, the proxy's keys, a region. */
