@@ -2,16 +2,17 @@ package io.kafkas3archiver.iceberg;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kafkas3archiver.testing.BoundedProcess;
 import io.kafkas3archiver.testing.EventBuilder;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
@@ -71,21 +72,20 @@ class IcebergJarIT {
         h.env(Map.of()).entrySet().stream()
             .map(e -> e.getKey() + "=" + e.getValue())
             .collect(Collectors.joining(","));
-    Process p =
+    ProcessBuilder p =
         new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1",
-                "-XX:+UseSerialGC",
-                "-cp",
-                JAR + java.io.File.pathSeparator + "target/test-classes",
-                "io.kafkas3archiver.iceberg.JarSmoke",
-                env,
-                eventFile.toString())
-            .redirectErrorStream(true)
-            .start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor(180, TimeUnit.SECONDS)).isTrue();
-    assertThat(p.exitValue()).as(out).isZero();
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-XX:TieredStopAtLevel=1",
+            "-XX:+UseSerialGC",
+            "-cp",
+            JAR + java.io.File.pathSeparator + "target/test-classes",
+            "io.kafkas3archiver.iceberg.JarSmoke",
+            env,
+            eventFile.toString());
+    BoundedProcess.Result run = BoundedProcess.run(p, "", Duration.ofSeconds(180));
+    String out = run.output();
+    assertThat(run.finished()).as("the jar finished within 180 s:%n%s", out).isTrue();
+    assertThat(run.exitCode()).as(out).isZero();
     String timing = out.lines().filter(l -> l.startsWith("JarSmoke:")).findFirst().orElseThrow();
     System.out.println(timing + "; jar " + Files.size(JAR) + " bytes");
     Files.writeString(

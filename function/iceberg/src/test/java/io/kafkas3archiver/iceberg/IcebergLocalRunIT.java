@@ -2,13 +2,13 @@ package io.kafkas3archiver.iceberg;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kafkas3archiver.testing.BoundedProcess;
 import io.kafkas3archiver.testing.StdoutCapture;
-import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -93,16 +93,14 @@ class IcebergLocalRunIT {
     assertThat(IndependentReadersIT.PYTHON)
         .as("run .ci/setup-tools: it installs .ci/requirements.txt")
         .exists();
-    Process process =
-        new ProcessBuilder(IndependentReadersIT.PYTHON.toString(), "-")
-            .redirectErrorStream(true)
-            .start();
-    try (var stdin = process.getOutputStream()) {
-      stdin.write(body.getBytes(StandardCharsets.UTF_8));
-    }
-    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(process.waitFor(120, TimeUnit.SECONDS)).isTrue();
-    assertThat(process.exitValue()).as(out).isZero();
+    BoundedProcess.Result run =
+        BoundedProcess.run(
+            new ProcessBuilder(IndependentReadersIT.PYTHON.toString(), "-"),
+            body,
+            Duration.ofSeconds(120));
+    String out = run.output();
+    assertThat(run.finished()).as("the snippet finished within 120 s:%n%s", out).isTrue();
+    assertThat(run.exitCode()).as(out).isZero();
     System.out.println(out);
     return out;
   }

@@ -4,15 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kafkas3archiver.testing.BoundedProcess;
 import io.kafkas3archiver.testing.EventBuilder;
 import io.kafkas3archiver.testing.S3ProxyServer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -94,22 +94,27 @@ class IndependentReadersIT {
    */
   static JsonNode read(IcebergHarness h, String table) throws Exception {
     assertThat(PYTHON).as("run .ci/setup-tools: it installs .ci/requirements.txt").exists();
-    Process process =
+    ProcessBuilder builder =
         new ProcessBuilder(
-                PYTHON.toString(),
-                SCRIPT.toString(),
-                h.rest.uri().toString(),
-                h.s3.endpoint().toString(),
-                S3ProxyServer.ACCESS_KEY,
-                S3ProxyServer.SECRET_KEY,
-                IcebergHarness.DATABASE,
-                table)
-            .redirectError(ProcessBuilder.Redirect.INHERIT)
-            .start();
-    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(process.waitFor(120, TimeUnit.SECONDS)).isTrue();
-    assertThat(process.exitValue()).as(out).isZero();
-    return new ObjectMapper().readTree(out);
+            PYTHON.toString(),
+            SCRIPT.toString(),
+            h.rest.uri().toString(),
+            h.s3.endpoint().toString(),
+            S3ProxyServer.ACCESS_KEY,
+            S3ProxyServer.SECRET_KEY,
+            IcebergHarness.DATABASE,
+            table);
+    BoundedProcess.Result run = BoundedProcess.run(builder, "", Duration.ofSeconds(120));
+    assertThat(run.finished()).as("the reader finished within 120 s:%n%s", run.output()).isTrue();
+    assertThat(run.exitCode()).as(run.output()).isZero();
+    // The JSON document is one line; the other lines are the reader's warnings (stderr).
+    String json =
+        run.output()
+            .lines()
+            .filter(l -> l.startsWith("{"))
+            .reduce((first, last) -> last)
+            .orElseThrow(() -> new AssertionError("no JSON line in:\n" + run.output()));
+    return new ObjectMapper().readTree(json);
   }
 
   static List<String> strings(JsonNode array) {
