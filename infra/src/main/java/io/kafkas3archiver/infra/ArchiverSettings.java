@@ -116,13 +116,14 @@ public record ArchiverSettings(
     List<String> droppedSecrets) {
 
   /**
-   * The Glue-catalog Iceberg table of {@code outputFormat=iceberg}: where it lives and how the
-   * scheduled {@code {"action":"maintain"}} keeps it lean. The table's files go under {@code
+   * The Iceberg table of {@code outputFormat=iceberg}: where it lives and how the scheduled {@code
+   * {"action":"maintain"}} keeps it lean. With the Glue catalog the table's files go under {@code
    * s3://<bucket>/<keyPrefix>/<database>.db/<table>/}, the location Iceberg's GlueCatalog gives a
-   * table of a database without a LocationUri.
+   * table of a database without a LocationUri; with S3 Tables, into the table bucket's storage.
    *
-   * @param database ICEBERG_DATABASE
-   * @param createDatabase create the Glue database in the stack, or use an existing one
+   * @param database ICEBERG_DATABASE: the Glue database, or the S3 Tables namespace
+   * @param createDatabase create the Glue database (or the namespace) in the stack, or use an
+   *     existing one
    * @param table ICEBERG_TABLE
    * @param maintenanceRateHours how often the schedule invokes {@code {"action":"maintain"}}
    * @param targetFileMb ICEBERG_TARGET_FILE_MB

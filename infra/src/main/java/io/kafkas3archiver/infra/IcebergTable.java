@@ -29,9 +29,10 @@ import software.constructs.Construct;
 
 /**
  * outputFormat=iceberg (docs/iceberg.md): the Glue database, the maintenance schedule and the
- * commit-failure alarm; {@link #statements} are the function's catalog and table-folder grants. The
- * table itself is created by the function on its first batch (partitioned by hour(time), its schema
- * evolving), so the stack never fights the function over the table's schema.
+ * commit-failure alarm; {@link #statements} are the function's Glue catalog and table-folder grants
+ * ({@link S3TablesCatalog} holds the icebergCatalog=s3tables counterparts). The table itself is
+ * created by the function on its first batch (partitioned by hour(time), its schema evolving), so
+ * the stack never fights the function over the table's schema.
  */
 final class IcebergTable {
   /** A log-derived metric: the function emits no EMF metric when a commit fails for good. */
@@ -94,8 +95,8 @@ final class IcebergTable {
             .treatMissingData(TreatMissingData.NOT_BREACHING)
             .alarmDescription(
                 "A batch's Iceberg commit failed (CommitConflict: other writers kept winning;"
-                    + " CatalogError: the catalog refused the call); the batch is redelivered and skips"
-                    + " what landed ("
+                    + " CatalogError: the catalog refused the call); the batch is redelivered and"
+                    + " skips what landed ("
                     + s.title()
                     + ")")
             .build();
