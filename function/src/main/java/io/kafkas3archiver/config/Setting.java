@@ -198,6 +198,64 @@ public enum Setting {
           + " `SCHEMA_REGISTRY_URI`",
       "Basic-auth credentials for a Confluent registry, the mapping's `BASIC_AUTH` secret."),
 
+  // OUTPUT_FORMAT=iceberg only: parsed and validated by the iceberg jar's IcebergSettings (which
+  // the plain jar does not carry); declared here so the infrastructure must set each of them.
+  ICEBERG_CATALOG(
+      Type.CHOICE,
+      "glue",
+      null,
+      "glue, rest",
+      "`iceberg`: the table's catalog, the Glue Data Catalog or an Iceberg REST catalog (S3 Tables"
+          + " is `rest`). See [Iceberg](iceberg.md#configuration)."),
+  ICEBERG_DATABASE(
+      Type.STRING,
+      null,
+      "required with `iceberg`",
+      "1-255 of a-z, 0-9 and '_', starting with a letter or digit",
+      "`iceberg`: the Glue database, or the REST catalog's namespace."),
+  ICEBERG_TABLE(
+      Type.STRING,
+      null,
+      "the topic, lower-cased, other characters as `_`",
+      "1-255 of a-z, 0-9 and '_', starting with a letter or digit",
+      "`iceberg`: the table every topic goes to."),
+  ICEBERG_REST_URI(
+      Type.STRING,
+      null,
+      "required with `ICEBERG_CATALOG=rest`",
+      "an http(s) URL such as https://s3tables.us-east-1.amazonaws.com/iceberg",
+      "`iceberg`: the REST catalog's base URL."),
+  ICEBERG_WAREHOUSE(
+      Type.STRING,
+      null,
+      "Glue: `s3://<BUCKET_NAME>/<KEY_PREFIX>`",
+      "Glue: an s3:// location; REST: the catalog's warehouse (S3 Tables: the table bucket ARN)",
+      "`iceberg`: where tables live."),
+  ICEBERG_SIGNING_NAME(
+      Type.STRING,
+      null,
+      "unset = no signing",
+      "an AWS service signing name such as s3tables or glue; needs `ICEBERG_CATALOG=rest`",
+      "`iceberg`: SigV4-sign REST catalog calls for this service in `BUCKET_REGION`."),
+  ICEBERG_TARGET_FILE_MB(
+      Type.INTEGER,
+      "128",
+      null,
+      "an integer from 1 to 4096",
+      "`iceberg`: the size of the files `{\"action\":\"maintain\"}` compacts into."),
+  ICEBERG_SNAPSHOT_RETENTION_HOURS(
+      Type.INTEGER,
+      "24",
+      null,
+      "an integer from 0 to 87600",
+      "`iceberg`: snapshots older than this may be expired by maintenance."),
+  ICEBERG_SNAPSHOTS_RETAINED(
+      Type.INTEGER,
+      "10",
+      null,
+      "an integer from 1 to 10000",
+      "`iceberg`: the newest snapshots maintenance always keeps."),
+
   // Set by Lambda or the AWS SDK's conventions, not by the user; read, so declared too.
   AWS_REGION(Scope.RUNTIME, "the function's region; the default of `BUCKET_REGION`"),
   AWS_DEFAULT_REGION(Scope.RUNTIME, "fallback for `AWS_REGION` in local runs"),

@@ -116,18 +116,20 @@ public record ArchiverSettings(
     List<String> droppedSecrets) {
 
   /**
-   * The Glue-catalog Iceberg table of {@code outputFormat=iceberg}: where it lives and how the
-   * scheduled {@code {"action":"maintain"}} keeps it lean. The table's files go under {@code
+   * The Iceberg table of {@code outputFormat=iceberg}: where it lives and how the scheduled {@code
+   * {"action":"maintain"}} keeps it lean. With the Glue catalog the table's files go under {@code
    * s3://<bucket>/<keyPrefix>/<database>.db/<table>/}, the location Iceberg's GlueCatalog gives a
-   * table of a database without a LocationUri.
+   * table of a database without a LocationUri; with S3 Tables, into the table bucket's storage.
    *
-   * @param database ICEBERG_DATABASE
-   * @param createDatabase create the Glue database in the stack, or use an existing one
+   * @param database ICEBERG_DATABASE: the Glue database, or the S3 Tables namespace
+   * @param createDatabase create the Glue database (or the namespace) in the stack, or use an
+   *     existing one
    * @param table ICEBERG_TABLE
    * @param maintenanceRateHours how often the schedule invokes {@code {"action":"maintain"}}
    * @param targetFileMb ICEBERG_TARGET_FILE_MB
    * @param snapshotRetentionHours ICEBERG_SNAPSHOT_RETENTION_HOURS
    * @param snapshotsRetained ICEBERG_SNAPSHOTS_RETAINED
+   * @param catalog the Glue Data Catalog, or an S3 Tables table bucket
    */
   public record Iceberg(
       String database,
@@ -136,7 +138,8 @@ public record ArchiverSettings(
       int maintenanceRateHours,
       int targetFileMb,
       int snapshotRetentionHours,
-      int snapshotsRetained) {
+      int snapshotsRetained,
+      IcebergCatalog catalog) {
     public Iceberg {
       icebergName("icebergDatabase", database);
       icebergName("icebergTable", table);
@@ -146,6 +149,65 @@ public record ArchiverSettings(
       range("icebergSnapshotRetentionHours", snapshotRetentionHours, 0, 24 * 3650);
       range("icebergSnapshotsRetained", snapshotsRetained, 1, 10_000);
     }
+
+    /**
+     * Whether the stack schedules {@code {"action":"maintain"}}: not for S3 Tables, which compacts,
+     * expires snapshots and removes unreferenced files itself (docs/iceberg.md).
+     */
+    public boolean maintenanceScheduled() {
+      return catalog instanceof IcebergCatalog.Glue;
+    }
+  }
+
+  /** Where the Iceberg table's metadata and files live ({@code icebergCatalog}). */
+  public sealed interface IcebergCatalog {
+    /** The Glue Data Catalog; the files go under the archive bucket's table folder. */
+    record Glue() implements IcebergCatalog {}
+
+    /**
+     * An S3 Tables table bucket, through its Iceberg REST endpoint with SigV4 signing name {@code
+     * s3tables}; S3 Tables keeps the files in the table's own storage.
+     *
+     * @param bucketName the table bucket's name
+     * @param existingBucketArn the ARN of a table bucket that exists; empty = the stack creates
+     *     {@code bucketName}
+     */
+    record S3Tables(String bucketName, Optional<String> existingBucketArn)
+        implements IcebergCatalog {
+      public S3Tables {
+        existingBucketArn.ifPresent(
+            arn -> {
+              if (!TABLE_BUCKET_ARN.matcher(arn).matches()) {
+                throw new IllegalArgumentException(
+                    "icebergTableBucketArn='"
+                        + arn
+                        + "' is not valid; legal values: a table bucket ARN such as"
+                        + " arn:aws:s3tables:us-east-1:123456789012:bucket/archive-tables");
+              }
+            });
+        if (!TABLE_BUCKET_NAME.matcher(bucketName).matches()) {
+          throw new IllegalArgumentException(
+              "icebergTableBucketName='"
+                  + bucketName
+                  + "' is not valid; legal values: 3-63 of lower-case letters, digits and '-',"
+                  + " starting and ending with a letter or digit (the rule of S3 Tables); set"
+                  + " icebergTableBucketName, or icebergTableBucketArn for an existing bucket");
+        }
+      }
+    }
+  }
+
+  /** S3 Tables' naming rule for table buckets. */
+  static final Pattern TABLE_BUCKET_NAME = Pattern.compile("[a-z0-9][a-z0-9-]{1,61}[a-z0-9]");
+
+  /** A table bucket's ARN, as AWS::S3Tables::Namespace's TableBucketARN accepts it. */
+  static final Pattern TABLE_BUCKET_ARN =
+      Pattern.compile(
+          "arn:aws[a-z-]*:s3tables:[a-z0-9-]+:[0-9]{12}:bucket/([a-z0-9][a-z0-9-]{1,61}[a-z0-9])");
+
+  /** The table bucket the CDK app names after the title when icebergTableBucketName is unset. */
+  static String tableBucketNameFor(String title) {
+    return title.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]+", "-").replaceAll("^-+|-+$", "");
   }
 
   /** The smallest memory the iceberg jar is deployed with: its Parquet writers and compaction. */
@@ -300,7 +362,10 @@ public record ArchiverSettings(
           "icebergMaintenanceRateHours",
           "icebergTargetFileMb",
           "icebergSnapshotRetentionHours",
-          "icebergSnapshotsRetained");
+          "icebergSnapshotsRetained",
+          "icebergCatalog",
+          "icebergTableBucketName",
+          "icebergTableBucketArn");
 
   /** {@code ${value.…}}, {@code ${key}}, {@code ${header.…}}: the function's record variables. */
   private static final Pattern RECORD_VARIABLE =
@@ -525,6 +590,21 @@ public record ArchiverSettings(
               + " compaction need at least "
               + ICEBERG_MIN_MEMORY_MB
               + " MB; set memorySize to 1024 or more");
+    }
+    if (iceberg.map(Iceberg::catalog).orElse(null) instanceof IcebergCatalog.S3Tables) {
+      // The function signs S3 Tables calls for BUCKET_REGION and reaches the table's storage
+      // through its S3 client: both must be the stack's region and AWS's own endpoint.
+      if (bucketRegion.isPresent()) {
+        throw new IllegalArgumentException(
+            "region cannot be used with icebergCatalog=s3tables: the function signs its S3 Tables"
+                + " calls for the bucket's region, and the table bucket lives in the stack's"
+                + " region; deploy the stack in the archive bucket's region and leave region unset");
+      }
+      if (endpointUrlS3.isPresent()) {
+        throw new IllegalArgumentException(
+            "endpointUrlS3 cannot be used with icebergCatalog=s3tables: the table's files are read"
+                + " and written through AWS's S3 endpoint; leave endpointUrlS3 unset");
+      }
     }
     if (iceberg.isPresent() && athena) {
       throw new IllegalArgumentException(
@@ -836,7 +916,8 @@ public record ArchiverSettings(
                     r.integer("icebergMaintenanceRateHours", 6),
                     r.integer("icebergTargetFileMb", 128),
                     r.integer("icebergSnapshotRetentionHours", 24),
-                    r.integer("icebergSnapshotsRetained", 10)))
+                    r.integer("icebergSnapshotsRetained", 10),
+                    icebergCatalog(r, get, title)))
             : Optional.empty(),
         dropped);
   }
@@ -858,6 +939,42 @@ public record ArchiverSettings(
             + value
             + "' is not valid; legal values: "
             + String.join(", ", OUTPUT_FORMATS));
+  }
+
+  /**
+   * {@code icebergCatalog=glue|s3tables}. The table-bucket keys belong to s3tables only, and the
+   * maintenance schedule to glue only: S3 Tables maintains its tables itself.
+   */
+  private static IcebergCatalog icebergCatalog(
+      Reader r, Function<String, Optional<String>> get, String title) {
+    Optional<String> name = get.apply("icebergTableBucketName");
+    Optional<String> arn = get.apply("icebergTableBucketArn");
+    if (r.choice("icebergCatalog", "glue", "glue", "s3tables").equals("glue")) {
+      name.or(() -> arn)
+          .ifPresent(
+              v -> {
+                throw new IllegalArgumentException(
+                    (name.isPresent() ? "icebergTableBucketName" : "icebergTableBucketArn")
+                        + " is set but icebergCatalog is 'glue': set icebergCatalog=s3tables");
+              });
+      return new IcebergCatalog.Glue();
+    }
+    if (name.isPresent() && arn.isPresent()) {
+      throw new IllegalArgumentException(
+          "icebergTableBucketName and icebergTableBucketArn are both set: name the table bucket"
+              + " the stack creates, or give the ARN of an existing one, not both");
+    }
+    if (get.apply("icebergMaintenanceRateHours").isPresent()) {
+      throw new IllegalArgumentException(
+          "icebergMaintenanceRateHours is set but icebergCatalog is 's3tables': S3 Tables compacts"
+              + " the table, expires its snapshots and removes unreferenced files itself, so the"
+              + " stack schedules no maintenance (docs/iceberg.md); leave it unset");
+    }
+    return new IcebergCatalog.S3Tables(
+        arn.map(a -> a.substring(a.lastIndexOf('/') + 1))
+            .or(() -> name)
+            .orElse(tableBucketNameFor(title)),
+        arn);
   }
 
   /**

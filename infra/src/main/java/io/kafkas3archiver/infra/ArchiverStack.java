@@ -3,6 +3,7 @@ package io.kafkas3archiver.infra;
 import io.github.cdklabs.cdknag.NagPackSuppression;
 import io.github.cdklabs.cdknag.NagSuppressions;
 import io.github.cdklabs.cdknag.RegexAppliesTo;
+import io.kafkas3archiver.infra.ArchiverSettings.IcebergCatalog;
 import io.kafkas3archiver.infra.ArchiverSettings.MskAuth;
 import io.kafkas3archiver.infra.ArchiverSettings.OnFailure;
 import io.kafkas3archiver.infra.ArchiverSettings.SourceType;
@@ -63,6 +64,7 @@ public final class ArchiverStack extends Stack {
   private final Alias alias;
   private final CfnEventSourceMapping mapping;
   private final Role role;
+  private final Optional<String> tableBucketArn;
 
   public ArchiverStack(
       Construct scope, String id, StackProps props, ArchiverSettings s, String jarPath) {
@@ -104,6 +106,15 @@ public final class ArchiverStack extends Stack {
             List.of("logs:CreateLogStream", "logs:PutLogEvents"),
             List.of(logGroup.getLogGroupArn())));
 
+    // icebergCatalog=s3tables: the table bucket comes first, since grants and environment name it.
+    this.tableBucketArn =
+        s.iceberg()
+            .flatMap(
+                i ->
+                    i.catalog() instanceof IcebergCatalog.S3Tables c
+                        ? Optional.of(S3TablesCatalog.create(this, s, i, c))
+                        : Optional.empty());
+
     Policy archivePolicy =
         Policy.Builder.create(this, "ArchiveAccess")
             .statements(
@@ -119,8 +130,15 @@ public final class ArchiverStack extends Stack {
     s.iceberg()
         .ifPresent(
             i ->
-                IcebergTable.statements(
-                        s, i, bucket.getBucketArn(), key.map(IKey::getKeyArn).or(s::kmsKeyArn))
+                tableBucketArn
+                    .map(S3TablesCatalog::statements)
+                    .orElseGet(
+                        () ->
+                            IcebergTable.statements(
+                                s,
+                                i,
+                                bucket.getBucketArn(),
+                                key.map(IKey::getKeyArn).or(s::kmsKeyArn)))
                     .forEach(archivePolicy::addStatements));
     archivePolicy.attachToRole(role);
     NagSuppressions.addResourceSuppressions(
@@ -135,6 +153,7 @@ public final class ArchiverStack extends Stack {
                         objectsUnder(s.keyPrefix() + "/_preflight"),
                         objectsUnder(
                             s.iceberg()
+                                .filter(i -> tableBucketArn.isEmpty())
                                 .map(i -> IcebergTable.tableFolder(s, i))
                                 .orElse(s.keyPrefix() + "/_preflight"))))
                 .reason(
@@ -144,6 +163,24 @@ public final class ArchiverStack extends Stack {
                         + " adds the table's folder <prefix>/<database>.db/<table>/, whose data and"
                         + " metadata file names Iceberg generates.")
                 .build()));
+    tableBucketArn.ifPresent(
+        arn ->
+            NagSuppressions.addResourceSuppressions(
+                archivePolicy,
+                List.of(
+                    NagPackSuppression.builder()
+                        .id("AwsSolutions-IAM5")
+                        .appliesTo(
+                            List.of(
+                                RegexAppliesTo.builder()
+                                    .regex("/^Resource::.+\\/table\\/\\*$/")
+                                    .build()))
+                        .reason(
+                            "icebergCatalog=s3tables: table ARNs end in the table's id, which S3"
+                                + " Tables assigns when the function creates the table, so the"
+                                + " grant names <table bucket ARN>/table/*: the tables of the"
+                                + " archive's own table bucket, nothing else.")
+                        .build())));
 
     this.function =
         Function.Builder.create(this, "Function")
@@ -417,7 +454,10 @@ public final class ArchiverStack extends Stack {
         s.schemaRegistryAuth().equals("basic") ? s.schemaRegistrySecretArn().orElse("") : "");
     env.put("REPORT_BATCH_ITEM_FAILURES", Boolean.toString(s.mappingReportsItemFailures()));
     env.put("LOG_LEVEL", s.logLevel());
-    s.iceberg().ifPresent(i -> env.putAll(IcebergTable.environment(s, i, bucket.getBucketName())));
+    s.iceberg()
+        .ifPresent(
+            i ->
+                env.putAll(IcebergTable.environment(s, i, bucket.getBucketName(), tableBucketArn)));
     return env;
   }
 

@@ -1,6 +1,7 @@
 package io.kafkas3archiver.infra;
 
 import io.kafkas3archiver.infra.ArchiverSettings.Iceberg;
+import io.kafkas3archiver.infra.ArchiverSettings.IcebergCatalog;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -28,9 +29,10 @@ import software.constructs.Construct;
 
 /**
  * outputFormat=iceberg (docs/iceberg.md): the Glue database, the maintenance schedule and the
- * commit-failure alarm; {@link #statements} are the function's catalog and table-folder grants. The
- * table itself is created by the function on its first batch (partitioned by hour(time), its schema
- * evolving), so the stack never fights the function over the table's schema.
+ * commit-failure alarm; {@link #statements} are the function's Glue catalog and table-folder grants
+ * ({@link S3TablesCatalog} holds the icebergCatalog=s3tables counterparts). The table itself is
+ * created by the function on its first batch (partitioned by hour(time), its schema evolving), so
+ * the stack never fights the function over the table's schema.
  */
 final class IcebergTable {
   /** A log-derived metric: the function emits no EMF metric when a commit fails for good. */
@@ -48,7 +50,8 @@ final class IcebergTable {
 
   static void create(
       Construct scope, ArchiverSettings s, Iceberg i, Alias alias, LogGroup logGroup) {
-    if (i.createDatabase()) {
+    // With S3 Tables, S3TablesCatalog creates the namespace, and S3 Tables maintains the table.
+    if (i.createDatabase() && i.catalog() instanceof IcebergCatalog.Glue) {
       CfnDatabase database =
           CfnDatabase.Builder.create(scope, "IcebergGlueDatabase")
               .catalogId(Aws.ACCOUNT_ID)
@@ -63,24 +66,9 @@ final class IcebergTable {
       database.applyRemovalPolicy(RemovalPolicy.RETAIN);
     }
 
-    Rule.Builder.create(scope, "IcebergMaintenanceSchedule")
-        .description(
-            "kafka-s3-archiver "
-                + s.title()
-                + ": compacts and expires the Iceberg table every "
-                + i.maintenanceRateHours()
-                + " h")
-        .schedule(Schedule.rate(Duration.hours(i.maintenanceRateHours())))
-        .targets(
-            List.of(
-                LambdaFunction.Builder.create(alias)
-                    // The function's {"action":"maintain"} (DESIGN §9). fromObject: fromText
-                    // would send a JSON string, not the object.
-                    .event(RuleTargetInput.fromObject(Map.of("action", "maintain")))
-                    // A missed run is harmless: the next one compacts what this one would have.
-                    .retryAttempts(0)
-                    .build()))
-        .build();
+    if (i.maintenanceScheduled()) {
+      maintenanceSchedule(scope, s, i, alias);
+    }
 
     MetricFilter.Builder.create(scope, "IcebergCommitFailuresFilter")
         .logGroup(logGroup)
@@ -107,8 +95,8 @@ final class IcebergTable {
             .treatMissingData(TreatMissingData.NOT_BREACHING)
             .alarmDescription(
                 "A batch's Iceberg commit failed (CommitConflict: other writers kept winning;"
-                    + " CatalogError: Glue refused the call); the batch is redelivered and skips"
-                    + " what landed ("
+                    + " CatalogError: the catalog refused the call); the batch is redelivered and"
+                    + " skips what landed ("
                     + s.title()
                     + ")")
             .build();
@@ -119,6 +107,28 @@ final class IcebergTable {
               alarm.addAlarmAction(action);
               alarm.addOkAction(action);
             });
+  }
+
+  private static void maintenanceSchedule(
+      Construct scope, ArchiverSettings s, Iceberg i, Alias alias) {
+    Rule.Builder.create(scope, "IcebergMaintenanceSchedule")
+        .description(
+            "kafka-s3-archiver "
+                + s.title()
+                + ": compacts and expires the Iceberg table every "
+                + i.maintenanceRateHours()
+                + " h")
+        .schedule(Schedule.rate(Duration.hours(i.maintenanceRateHours())))
+        .targets(
+            List.of(
+                LambdaFunction.Builder.create(alias)
+                    // The function's {"action":"maintain"} (DESIGN §9). fromObject: fromText
+                    // would send a JSON string, not the object.
+                    .event(RuleTargetInput.fromObject(Map.of("action", "maintain")))
+                    // A missed run is harmless: the next one compacts what this one would have.
+                    .retryAttempts(0)
+                    .build()))
+        .build();
   }
 
   /** The log line of a failed invocation names the first failure's type in errorType. */
@@ -181,14 +191,23 @@ final class IcebergTable {
     return statements;
   }
 
-  /** The function's ICEBERG_* variables. */
-  static Map<String, String> environment(ArchiverSettings s, Iceberg i, String bucketName) {
+  /**
+   * The function's ICEBERG_* variables.
+   *
+   * @param tableBucketArn the S3 Tables table bucket (icebergCatalog=s3tables), else empty
+   */
+  static Map<String, String> environment(
+      ArchiverSettings s, Iceberg i, String bucketName, Optional<String> tableBucketArn) {
     Map<String, String> env = new java.util.LinkedHashMap<>();
-    env.put("ICEBERG_CATALOG", "glue");
+    if (tableBucketArn.isPresent()) {
+      env.putAll(S3TablesCatalog.environment(tableBucketArn.get()));
+    } else {
+      env.put("ICEBERG_CATALOG", "glue");
+      // Set, not defaulted, so the grants above and the table's location cannot drift apart.
+      env.put("ICEBERG_WAREHOUSE", "s3://" + bucketName + "/" + s.keyPrefix());
+    }
     env.put("ICEBERG_DATABASE", i.database());
     env.put("ICEBERG_TABLE", i.table());
-    // Set, not defaulted, so the grants above and the table's location cannot drift apart.
-    env.put("ICEBERG_WAREHOUSE", "s3://" + bucketName + "/" + s.keyPrefix());
     env.put("ICEBERG_TARGET_FILE_MB", Integer.toString(i.targetFileMb()));
     env.put("ICEBERG_SNAPSHOT_RETENTION_HOURS", Integer.toString(i.snapshotRetentionHours()));
     env.put("ICEBERG_SNAPSHOTS_RETAINED", Integer.toString(i.snapshotsRetained()));

@@ -33,6 +33,9 @@ class CfnLintIT {
           "W1030 ClientCertificateSecretArn", "Rule MtlsNeedsClientCertificate",
           "W1030 OnFailureBucketArn", "Rule S3OnFailureNeedsBucket",
           "W1030 SchemaRegistrySecretArn", "Rule SchemaRegistryAuthNeedsSecret",
+          "W1030 IcebergTableBucketArn",
+              "Condition CreateTableBucket (the ARN is used only when set), Rule"
+                  + " S3TablesNeedsOneTableBucketInTheStacksRegion",
           "W1033 BootstrapServers", "Rule SelfManagedNeedsBrokers");
 
   @Test

@@ -44,7 +44,13 @@ class ConfigurationParityTest {
     Map<String, Object> withEndpoint = new LinkedHashMap<>(Fixtures.mskDefaults());
     withEndpoint.put("endpointUrlS3", "https://s3.example.internal");
     setByCdk = new TreeSet<>();
-    for (Map<String, Object> context : java.util.List.of(withEndpoint, Fixtures.selfManaged())) {
+    // The ICEBERG_* settings exist only with outputFormat=iceberg: Glue, and S3 Tables' REST ones.
+    for (Map<String, Object> context :
+        java.util.List.of(
+            withEndpoint,
+            Fixtures.selfManaged(),
+            IcebergStackTest.icebergContext(),
+            S3TablesStackTest.s3tablesContext())) {
       setByCdk.addAll(Templates.environment(Template.fromStack(Fixtures.stack(context))).keySet());
     }
   }

@@ -30,6 +30,8 @@ final class InfraMatrix {
   static final String GLUE_REGISTRY_ARN = "arn:aws:glue:us-east-1:123456789012:registry/orders";
   static final String REGISTRY_SECRET_ARN =
       "arn:aws:secretsmanager:us-east-1:123456789012:secret:archiver-registry-AbCdEf";
+  static final String TABLE_BUCKET_ARN =
+      "arn:aws:s3tables:us-east-1:123456789012:bucket/acme-archive-tables";
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private InfraMatrix() {}
@@ -163,6 +165,40 @@ final class InfraMatrix {
             "false",
             "icebergTable",
             "orders_v1"),
+        deployment(
+            "msk-iam-iceberg-s3tables-created-table-bucket-kms-bucket",
+            "clusterArn",
+            Fixtures.CLUSTER_ARN,
+            "outputFormat",
+            "iceberg",
+            "icebergCatalog",
+            "s3tables",
+            "icebergTableBucketName",
+            "acme-archive-tables",
+            "icebergDatabase",
+            "archive",
+            "icebergTable",
+            "vehicle_telemetry",
+            "bucketEncryption",
+            "kms"),
+        deployment(
+            "self-managed-iceberg-s3tables-existing-table-bucket-and-namespace",
+            concat(
+                selfManaged,
+                "saslScramSecretArn",
+                Fixtures.SCRAM_SECRET_ARN,
+                "outputFormat",
+                "iceberg",
+                "icebergCatalog",
+                "s3tables",
+                "icebergTableBucketArn",
+                TABLE_BUCKET_ARN,
+                "icebergDatabase",
+                "analytics",
+                "createIcebergDatabase",
+                "false",
+                "icebergTable",
+                "orders_v1")),
         deployment(
             "msk-mtls-given-key-no-on-failure-athena-tracing",
             "clusterArn",
@@ -446,7 +482,27 @@ final class InfraMatrix {
     // commits by UpdateTable (Glue's "Identity-based policies": each action needs the catalog,
     // database and table ARNs); S3FileIO writes, reads back and (snapshot expiry) deletes files
     // under the table's location, and aborts a failed multipart upload.
-    if (d.is("outputFormat", "iceberg")) {
+    // icebergCatalog=s3tables ("Accessing tables using the Amazon S3 Tables Iceberg REST
+    // endpoint"): the catalog's config is GetTableBucket and createTable CreateTable on the table
+    // bucket; loadTable, commits and the table storage's objects are GetTableMetadataLocation,
+    // UpdateTableMetadataLocation, GetTableData and PutTableData on its tables. Nothing of Glue.
+    if (d.is("icebergCatalog", "s3tables")) {
+      String bucket =
+          d.get("icebergTableBucketArn") != null
+              ? d.get("icebergTableBucketArn")
+              : "${IcebergTableBucket.TableBucketARN}";
+      for (String action : List.of("s3tables:GetTableBucket", "s3tables:CreateTable")) {
+        out.add(action + " on " + bucket);
+      }
+      for (String action :
+          List.of(
+              "s3tables:GetTableMetadataLocation",
+              "s3tables:UpdateTableMetadataLocation",
+              "s3tables:GetTableData",
+              "s3tables:PutTableData")) {
+        out.add(action + " on " + bucket + "/table/*");
+      }
+    } else if (d.is("outputFormat", "iceberg")) {
       String glue = "arn:${AWS::Partition}:glue:${AWS::Region}:${AWS::AccountId}:";
       String db = d.get("icebergDatabase");
       String table = d.get("icebergTable");
@@ -494,8 +550,16 @@ final class InfraMatrix {
       // secret key and, for iceberg, the bucket's key (compaction reads files back).
       if (g.startsWith("kms:Decrypt on ")
           && !g.equals("kms:Decrypt on " + d.get("sourceSecretsKmsKeyArn"))
-          && !(d.is("outputFormat", "iceberg") && g.equals("kms:Decrypt on " + icebergKey(d)))) {
+          && !(d.is("outputFormat", "iceberg")
+              && !d.is("icebergCatalog", "s3tables")
+              && g.equals("kms:Decrypt on " + icebergKey(d)))) {
         out.add(side + " grants kms:Decrypt beyond the source secrets' key: " + g);
+      }
+    }
+    // Only the archive's own table bucket: an s3tables grant on a wider resource is a problem.
+    for (String g : allowed) {
+      if (g.startsWith("s3tables:") && !documentedGrants(d).contains(g)) {
+        out.add(side + " grants beyond the REST catalog's documented needs: " + g);
       }
     }
     for (String g : m.grants()) {

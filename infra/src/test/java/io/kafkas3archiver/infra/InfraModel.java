@@ -53,6 +53,12 @@ record InfraModel(
             names.put("dashboard", text(props.get("DashboardName")));
         case "AWS::Glue::Database" ->
             names.put("glueDatabase", text(Templates.cast(props.get("DatabaseInput")).get("Name")));
+        case "AWS::S3Tables::TableBucket" ->
+            names.put("tableBucket", text(props.get("TableBucketName")));
+        case "AWS::S3Tables::Namespace" -> {
+          names.put("namespace", text(props.get("Namespace")));
+          names.put("namespaceTableBucket", text(props.get("TableBucketARN")));
+        }
         case "AWS::Glue::Table" -> {
           names.put("glueTable", text(Templates.cast(props.get("TableInput")).get("Name")));
           names.put("glueTableDatabase", text(props.get("DatabaseName")));

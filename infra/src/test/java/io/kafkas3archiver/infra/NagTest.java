@@ -43,9 +43,12 @@ class NagTest {
     iceberg.put("outputFormat", "iceberg");
     iceberg.put("bucketEncryption", "kms");
     iceberg.put("alarmTopicArn", "arn:aws:sns:us-east-1:123456789012:ops");
+    Map<String, Object> s3tables = new LinkedHashMap<>(S3TablesStackTest.s3tablesContext());
+    s3tables.put("bucketEncryption", "kms");
     return Stream.of(
         Arguments.of("msk-iam-created-bucket", Fixtures.mskDefaults()),
         Arguments.of("msk-iceberg-glue-kms-alarm-topic", iceberg),
+        Arguments.of("msk-iceberg-s3tables-created-table-bucket-kms", s3tables),
         Arguments.of("msk-kms-athena-alarm-topic-tracing", kms),
         Arguments.of("msk-scram-s3-on-failure-static-keys", scram),
         Arguments.of("self-managed-imported-bucket", Fixtures.selfManaged()),

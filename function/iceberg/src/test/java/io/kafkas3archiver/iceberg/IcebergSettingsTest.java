@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.config.ConfigException;
+import io.kafkas3archiver.config.Setting;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -68,6 +69,19 @@ class IcebergSettingsTest {
                 "ICEBERG_WAREHOUSE", "arn:aws:s3tables:us-east-1:111122223333:bucket/archive",
                 "ICEBERG_SIGNING_NAME", "s3tables"));
     assertThat(s3Tables.signingName()).contains("s3tables");
+  }
+
+  @Test
+  void shouldApplyTheDefaultsSettingDeclaresForTheDocsAndTheInfrastructure() {
+    IcebergSettings s = settings(env("ICEBERG_DATABASE", "kafka"));
+    assertThat(s.catalog().configName()).isEqualTo(Setting.ICEBERG_CATALOG.defaultValue());
+    assertThat(Setting.ICEBERG_CATALOG.legalValues()).isEqualTo("glue, rest");
+    assertThat(s.maintenance())
+        .isEqualTo(
+            new IcebergSettings.Maintenance(
+                Long.parseLong(Setting.ICEBERG_TARGET_FILE_MB.defaultValue()) * 1024 * 1024,
+                Integer.parseInt(Setting.ICEBERG_SNAPSHOT_RETENTION_HOURS.defaultValue()),
+                Integer.parseInt(Setting.ICEBERG_SNAPSHOTS_RETAINED.defaultValue())));
   }
 
   @Test
