@@ -78,7 +78,17 @@ final class RestoreStateMachine {
             .description(
                 "kafka-s3-archiver " + s.title() + " restore: reads the archive, writes Kafka")
             .build();
+    ArchiverStack.checkovSkip(
+        logs,
+        "CKV_AWS_158",
+        "The restore logs carry counts, offsets and object keys, no payload bytes; CloudWatch"
+            + " Logs encrypts them at rest with service keys.");
     Policy policy = Policy.Builder.create(scope, "FunctionAccess").build();
+    ArchiverStack.checkovSkip(
+        policy,
+        "CKV_AWS_111",
+        "The only unconstrained writes are a VPC function's network-interface actions"
+            + " (ec2:CreateNetworkInterface and friends), which take no resource ARNs.");
     functionStatements(s, r, bucketArn, kmsKeyArn, logs.getLogGroupArn())
         .forEach(policy::addStatements);
     policy.attachToRole(role);
@@ -170,7 +180,7 @@ final class RestoreStateMachine {
                         .build(),
                     objectsUnder(MANIFESTS),
                     RegexAppliesTo.builder()
-                        .regex("/^Resource::.+:execution:" + escape(name) + "\\/\\*$/")
+                        .regex("/^Resource::.+:execution:.+-restore\\/\\*$/")
                         .build()),
                 "Each wildcard is confined: the restore function's versions (<arn>:*, as"
                     + " lambda:invoke may address them), the manifests under restore-manifests/,"
@@ -203,7 +213,8 @@ final class RestoreStateMachine {
                     "comment",
                     "The execution history records every state; see the cdk-nag SF1 reason."))));
 
-    CfnOutput.Builder.create(stack, "RestoreStateMachineArn").value(machine.getAttrArn()).build();
+    // Ref is the ARN too, and moto 5.2.5 resolves Ref but not GetAtt Arn on a state machine.
+    CfnOutput.Builder.create(stack, "RestoreStateMachineArn").value(machine.getRef()).build();
     CfnOutput.Builder.create(stack, "RestoreFunctionArn").value(function.getFunctionArn()).build();
     return machine;
   }
@@ -227,9 +238,12 @@ final class RestoreStateMachine {
     return literal.replaceAll("[.*+?^${}()|\\[\\]\\\\/]", "\\\\$0");
   }
 
+  /**
+   * {@code <stack name>-restore}: a name the role's policy can spell without referring to the
+   * machine (which would be circular), and the same token in template.yaml.
+   */
   static String stateMachineName(ArchiverSettings s) {
-    String name = ("kafka-s3-archiver-restore-" + s.title()).replaceAll("[^A-Za-z0-9_-]", "-");
-    return name.substring(0, Math.min(80, name.length()));
+    return Aws.STACK_NAME + "-restore";
   }
 
   /**

@@ -33,7 +33,10 @@ class CfnLintIT {
           "W1030 ClientCertificateSecretArn", "Rule MtlsNeedsClientCertificate",
           "W1030 OnFailureBucketArn", "Rule S3OnFailureNeedsBucket",
           "W1030 SchemaRegistrySecretArn", "Rule SchemaRegistryAuthNeedsSecret",
-          "W1033 BootstrapServers", "Rule SelfManagedNeedsBrokers");
+          "W1033 BootstrapServers", "Rule SelfManagedNeedsBrokers",
+          "W1030 RestoreClusterArn", "Rule RestoreMskIamNeedsCluster",
+          "W1033 RestoreSubnetIds", "Rule RestoreNeedsTargetAndNetwork",
+          "W1033 RestoreSecurityGroupIds", "Rule RestoreNeedsTargetAndNetwork");
 
   @Test
   void shouldPassCfnLintOnTemplateYamlWithOnlyExplainedFindings() throws Exception {

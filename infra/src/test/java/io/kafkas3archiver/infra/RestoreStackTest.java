@@ -104,7 +104,7 @@ class RestoreStackTest {
     assertThat(Templates.resourcesFor(statements, "states:StartExecution"))
         .containsExactly(
             "arn:${AWS::Partition}:states:${AWS::Region}:${AWS::AccountId}:stateMachine:"
-                + "kafka-s3-archiver-restore-S3_Event_Archive_Prod");
+                + "${AWS::StackName}-restore");
   }
 
   @Test
@@ -153,6 +153,33 @@ class RestoreStackTest {
     assertThat(Templates.cast(fn.get("VpcConfig")).get("SubnetIds"))
         .isEqualTo(List.of("subnet-0123456789abcdef0", "subnet-0fedcba9876543210"));
     assertThat(fn.get("Timeout")).isEqualTo(900);
+  }
+
+  @Test
+  void shouldDeployTheSameStateMachineDefinitionFromTemplateYaml() throws Exception {
+    InfraMatrix.Deployment d =
+        InfraMatrix.all().stream()
+            .filter(x -> x.name().equals("msk-iam-restore-state-machine"))
+            .findFirst()
+            .orElseThrow();
+    JsonNode cdk = definitionIn(Templates.cast(InfraMatrix.cdkJson(d).get("Resources")).values());
+    JsonNode sam =
+        definitionIn(new SamTemplate(InfraMatrix.TEMPLATE, d.sam()).resources().values());
+    assertThat(sam).isEqualTo(cdk);
+    assertThat(sam.path("States").path("Partitions").path("MaxConcurrency").asInt()).isEqualTo(7);
+  }
+
+  private static JsonNode definitionIn(java.util.Collection<?> resources) throws Exception {
+    for (Object r : resources) {
+      Map<String, Object> resource = Templates.cast(r);
+      if ("AWS::StepFunctions::StateMachine".equals(resource.get("Type"))) {
+        return new ObjectMapper()
+            .readTree(
+                InfraModel.text(
+                    Templates.cast(resource.get("Properties")).get("DefinitionString")));
+      }
+    }
+    throw new AssertionError("no state machine");
   }
 
   @Test
