@@ -52,6 +52,18 @@ SAM_CASES = {
         "SecurityGroupIds": "sg-0ddd",
         "Athena": "true",
     },
+    # Restore=true: the restore Lambda (in a VPC) and the Step Functions Distributed Map.
+    "sam-msk-iam-restore": {
+        "Title": "moto-deploy-restore",
+        "BucketName": "moto-archive-restore",
+        "InputTopic": "vehicle-telemetry",
+        "ClusterArn": "arn:aws:kafka:us-east-1:123456789012:cluster/c/abcd-1",
+        "Restore": "true",
+        "RestoreBootstrapServers": "b-1.dr.example.com:9098",
+        "RestoreClusterArn": "arn:aws:kafka:us-east-1:123456789012:cluster/dr/efgh-2",
+        "RestoreSubnetIds": "subnet-0aaa,subnet-0bbb",
+        "RestoreSecurityGroupIds": "sg-0ddd",
+    },
 }
 
 
@@ -109,6 +121,11 @@ def sam_template(parameters):
         template = yaml_parse(f.read())
     # The function is built by `sam build`; here a stand-in zip in moto's S3 takes its place.
     template["Globals"]["Function"]["CodeUri"] = f"s3://{ASSET_BUCKET}/function.zip"
+    for resource in template.get("Resources", {}).values():
+        if resource.get("Type") == "AWS::Serverless::Function" and "CodeUri" in resource.get(
+            "Properties", {}
+        ):
+            resource["Properties"]["CodeUri"] = f"s3://{ASSET_BUCKET}/function.zip"
     return transform(template, parameters, NoManagedPolicies())
 
 

@@ -18,6 +18,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
@@ -120,23 +121,21 @@ public final class Restorer {
             seconds(started),
             false);
       }
-      if (!options.rekey() && index.maxPartition >= targetPartitions) {
-        throw new RestoreException(
-            "the target topic "
-                + options.targetTopic()
-                + " has "
-                + targetPartitions
-                + " partitions but the archive holds partition "
-                + index.maxPartition
-                + "; create the target with at least "
-                + (index.maxPartition + 1)
-                + " partitions, or pass --rekey to route by key hash");
-      }
+      checkTargetPartitions(index.maxPartition, targetPartitions);
       warnAboutRetention(admin, index);
       Counters produced = new Counters();
       long duplicates = 0;
       if (!options.verifyOnly()) {
-        duplicates = produce(index, checkpoint, produced);
+        duplicates =
+            produce(
+                    index.plan,
+                    checkpoint,
+                    produced,
+                    index.records - index.alreadyRestored,
+                    index.bytes,
+                    index.objects,
+                    () -> false)
+                .duplicates();
         out.printf(
             Locale.ROOT,
             "restored %,d records (%s) from %,d objects into %s in %.1f s (%.1f MB/s, %,.0f"
@@ -168,6 +167,83 @@ public final class Restorer {
       if (admin != null) {
         admin.close(Duration.ofSeconds(5));
       }
+    }
+  }
+
+  private void checkTargetPartitions(int maxPartition, int targetPartitions) {
+    if (!options.rekey() && maxPartition >= targetPartitions) {
+      throw new RestoreException(
+          "the target topic "
+              + options.targetTopic()
+              + " has "
+              + targetPartitions
+              + " partitions but the archive holds partition "
+              + maxPartition
+              + "; create the target with at least "
+              + (maxPartition + 1)
+              + " partitions, or pass --rekey to route by key hash");
+    }
+  }
+
+  /** The index pass alone, for the restore Lambda's plan step: figures and the ordered objects. */
+  record Planned(ArchivePlan plan, long objects, long records, long bytes, long errorRows) {}
+
+  /** Lists and reads the archive once, prints the plan, and returns it. Needs no Kafka. */
+  Planned plan() throws IOException, InterruptedException {
+    Index index = index(Map.of());
+    printPlan(index, Map.of());
+    return new Planned(index.plan, index.objects, index.records, index.bytes, index.errorRows);
+  }
+
+  /** What one time-boxed call of {@link #restoreSlice} did. */
+  record Slice(long records, long bytes, boolean complete, Map<Integer, Long> restoredUpTo) {}
+
+  /**
+   * Restores {@code plan} (an earlier {@link #plan()}, typically cut to one partition) after the
+   * target's checkpoint until it ends or {@code outOfTime} says stop at an object boundary. Each
+   * call commits what it produced with the checkpoint, so calls can follow one another in different
+   * processes: the restore Lambda's loop.
+   */
+  Slice restoreSlice(ArchivePlan plan, BooleanSupplier outOfTime)
+      throws IOException, InterruptedException {
+    try (Admin admin = Admin.create(adminProperties())) {
+      int maxPartition =
+          plan.entries().stream()
+              .flatMap(e -> e.spans().keySet().stream())
+              .mapToInt(Integer::intValue)
+              .max()
+              .orElse(-1);
+      checkTargetPartitions(maxPartition, targetPartitions(admin));
+      ensureCheckpointTopic(admin);
+      Map<Integer, Long> checkpoint = loadCheckpoint();
+      long records = 0;
+      long bytes = 0;
+      for (ArchivePlan.Entry e : plan.entries()) {
+        for (var span : e.spans().entrySet()) {
+          if (span.getValue().maxOffset() > checkpoint.getOrDefault(span.getKey(), -1L)) {
+            records += span.getValue().records();
+            bytes += span.getValue().bytes();
+          }
+        }
+      }
+      Counters done = new Counters();
+      Produced produced =
+          produce(plan, checkpoint, done, records, bytes, plan.entries().size(), outOfTime);
+      Map<Integer, Long> upTo = new TreeMap<>(checkpoint);
+      upTo.putAll(done.last);
+      // Time ran out right after the last object: the plan is done all the same, and saying so
+      // spares the state machine one more invocation.
+      boolean complete =
+          produced.complete()
+              || plan.entries().stream()
+                  .allMatch(
+                      e ->
+                          e.spans().entrySet().stream()
+                              .allMatch(
+                                  s ->
+                                      s.getValue().maxOffset()
+                                          <= upTo.getOrDefault(s.getKey(), -1L)));
+      return new Slice(done.records, done.bytes, complete, upTo);
     }
   }
 
@@ -386,12 +462,33 @@ public final class Restorer {
   private static final class Counters {
     long records;
     long bytes;
+    final Map<Integer, Long> last = new HashMap<>();
   }
 
-  private long produce(Index index, Map<Integer, Long> checkpoint, Counters done)
+  /** What one produce pass did: duplicates dropped, and whether it reached the plan's end. */
+  private record Produced(long duplicates, boolean complete) {}
+
+  /** Thrown by the sink at an object boundary once the caller's time is up. */
+  private static final class OutOfTime extends RuntimeException {
+    OutOfTime() {
+      super(null, null, false, false);
+    }
+  }
+
+  /**
+   * Produces {@code plan} after {@code checkpoint}. {@code outOfTime} is asked after each object: a
+   * true answer commits what was produced (records and checkpoint together) and stops, so the next
+   * call resumes exactly there.
+   */
+  private Produced produce(
+      ArchivePlan plan,
+      Map<Integer, Long> checkpoint,
+      Counters done,
+      long toDo,
+      long bytesToDo,
+      long objectsToDo,
+      BooleanSupplier outOfTime)
       throws IOException, InterruptedException {
-    long toDo = index.records - index.alreadyRestored;
-    long bytesToDo = index.bytes;
     Map<String, Object> props = new HashMap<>(clientProperties);
     props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
@@ -433,6 +530,7 @@ public final class Restorer {
                         r.value(),
                         headers));
                 lastInTxn.put(r.partition(), r.offset());
+                done.last.put(r.partition(), r.offset());
                 done.records++;
                 done.bytes += r.payloadBytes();
                 if (++inTxn[0] >= options.transactionRecords()) {
@@ -462,7 +560,7 @@ public final class Restorer {
                       Locale.ROOT,
                       "progress: objects %,d/%,d, records %,d/%,d, %s/%s, %.1f MB/s, ETA %ds%n",
                       objectsDone[0],
-                      index.objects,
+                      objectsToDo,
                       done.records,
                       toDo,
                       mb(done.bytes),
@@ -470,13 +568,26 @@ public final class Restorer {
                       done.bytes / 1e6 / Math.max(1e-3, secs),
                       Math.max(0, eta));
                 }
+                if (outOfTime.getAsBoolean()) {
+                  throw new OutOfTime();
+                }
               }
             };
-        long duplicates =
-            index.plan.walk(
-                entry -> reader.read(entry.object(), entry.ordinal()), inRange(), checkpoint, sink);
+        long duplicates;
+        boolean complete = true;
+        try {
+          duplicates =
+              plan.walk(
+                  entry -> reader.read(entry.object(), entry.ordinal()),
+                  inRange(),
+                  checkpoint,
+                  sink);
+        } catch (OutOfTime e) {
+          duplicates = 0;
+          complete = false;
+        }
         commit(producer, lastInTxn);
-        return duplicates;
+        return new Produced(duplicates, complete);
       } catch (ProducerFencedException e) {
         throw new RestoreException(
             "another restore with transactional id "

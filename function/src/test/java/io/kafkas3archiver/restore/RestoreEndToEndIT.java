@@ -1,7 +1,11 @@
 package io.kafkas3archiver.restore;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kafkas3archiver.ArchiverHandler;
 import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.esm.EmbeddedKafka;
@@ -314,6 +318,113 @@ class RestoreEndToEndIT {
             .sorted()
             .toList();
     assertThat(restored).isEqualTo(expected);
+  }
+
+  /**
+   * The Step Functions path without Step Functions: the plan step, then every manifest item driven
+   * the way the state machine does it (partitions in parallel, each partition's calls one after the
+   * other until "done"), with a time budget so small that each call restores one object and stops.
+   * Data and error objects (csv + --include-errors) interleave within each partition.
+   */
+  @Test
+  void shouldRestoreThroughTheRestoreLambdaOnePartitionAtATimeAsTheDistributedMapDrivesIt()
+      throws Exception {
+    String topic = "restore-sfn";
+    Map<Integer, List<Rec>> source = produceArchiveAndDelete(topic, "csv", "zstd", 1_500, 2_020);
+    ObjectMapper json = new ObjectMapper();
+    ObjectNode restore = json.createObjectNode();
+    restore.put("bucket", BUCKET);
+    restore.put("topic", topic);
+    restore.put("keyPrefix", "archive-" + topic);
+    restore.put("endpointUrl", s3server.endpoint().toString());
+    restore.put("pathStyle", true);
+    restore.put("region", S3ProxyServer.REGION);
+    restore.put("bootstrapServers", kafka.bootstrapServers());
+    restore.put("includeErrors", true);
+    restore.put("transactionRecords", 40);
+    RestoreLambda lambda = new RestoreLambda(k -> null, Duration.ofSeconds(30), System.out);
+
+    Map<Integer, Integer> calls = driveLikeTheStateMachine(lambda, json, restore, "run-1/");
+
+    System.out.println("restore Lambda calls per partition: " + calls);
+    assertSameRecords(consumeAll(topic, true), source);
+    assertThat(calls.keySet()).containsExactlyInAnyOrderElementsOf(source.keySet());
+    // Several calls per partition: the checkpoint, not one long call, carried the restore.
+    assertThat(calls.values()).allSatisfy(n -> assertThat(n).isGreaterThan(1));
+
+    // A second execution over the same range (a rerun): the checkpoint says every partition is
+    // done, so each item ends in one call and nothing is produced twice.
+    Map<Integer, Integer> rerun = driveLikeTheStateMachine(lambda, json, restore, "run-2/");
+
+    assertThat(rerun.values()).allSatisfy(n -> assertThat(n).isEqualTo(1));
+    assertSameRecords(consumeAll(topic, true), source);
+  }
+
+  @Test
+  void shouldRefuseARestoreLambdaRequestWithAnUnknownOrUnsafeSetting() {
+    ObjectMapper json = new ObjectMapper();
+    RestoreLambda lambda = new RestoreLambda(k -> null, Duration.ofSeconds(30), System.out);
+    ObjectNode request = json.createObjectNode().put("action", "plan");
+    request.put("manifestPrefix", "m/");
+    ObjectNode restore = request.putObject("restore");
+    restore.put("bucket", BUCKET).put("topic", "t").put("bootstrapServers", "127.0.0.1:1");
+    restore.put("restart", true);
+
+    assertThatThrownBy(() -> lambda.handle(request, 60_000))
+        .isInstanceOf(RestoreLambda.BadRequestException.class)
+        .hasMessageContaining("restore.restart is not a setting of the restore Lambda");
+
+    restore.remove("restart");
+    restore.putObject("producerProperties").put("sasl.jaas.config", "x");
+    assertThatThrownBy(() -> lambda.handle(request, 60_000))
+        .hasMessageContaining("would put a secret into the execution history");
+  }
+
+  /**
+   * Plan, then one thread per manifest item calling the partition action until it answers done,
+   * each call with 1 ms of time past the margin. Returns the calls per partition.
+   */
+  private static Map<Integer, Integer> driveLikeTheStateMachine(
+      RestoreLambda lambda, ObjectMapper json, ObjectNode restore, String run) throws Exception {
+    ObjectNode plan = json.createObjectNode().put("action", "plan");
+    plan.set("restore", restore);
+    plan.put("manifestPrefix", "restore-manifests/" + run);
+    JsonNode planned = lambda.handle(plan, 600_000);
+    JsonNode items;
+    try (var s3 = s3server.client()) {
+      items =
+          json.readTree(
+              s3.getObjectAsBytes(
+                      b ->
+                          b.bucket(planned.get("manifestBucket").asText())
+                              .key(planned.get("manifestKey").asText()))
+                  .asByteArray());
+    }
+    assertThat(items.size()).isEqualTo(planned.get("partitions").asInt()).isPositive();
+    Map<Integer, Integer> calls = new java.util.concurrent.ConcurrentSkipListMap<>();
+    var pool = java.util.concurrent.Executors.newFixedThreadPool(items.size());
+    try {
+      List<java.util.concurrent.Future<?>> running = new ArrayList<>();
+      for (JsonNode item : items) {
+        running.add(
+            pool.submit(
+                () -> {
+                  JsonNode state = item;
+                  do {
+                    state = lambda.handle(state, Duration.ofSeconds(30).toMillis() + 1);
+                    assertThat(state.get("invocations").asInt()).isLessThan(100);
+                  } while (!state.get("done").asBoolean());
+                  calls.put(item.get("partition").asInt(), state.get("invocations").asInt());
+                  return null;
+                }));
+      }
+      for (var f : running) {
+        f.get(5, TimeUnit.MINUTES);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    return calls;
   }
 
   // ---- helpers ----

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import software.amazon.awscdk.App;
@@ -45,7 +46,8 @@ public final class ArchiverApp {
     if (file != null && !file.toString().isBlank()) {
       values.putAll(ArchiverSettings.readJsonFile(Path.of(file.toString())));
     }
-    Stream.concat(ArchiverSettings.KNOWN_KEYS.stream(), ArchiverSettings.SECRET_KEYS.stream())
+    Stream.of(ArchiverSettings.KNOWN_KEYS, ArchiverSettings.SECRET_KEYS, RestoreSettings.KEYS)
+        .flatMap(java.util.Set::stream)
         .forEach(
             key -> {
               Object v = app.getNode().tryGetContext(key);
@@ -56,11 +58,36 @@ public final class ArchiverApp {
     ArchiverSettings settings = ArchiverSettings.from(values);
     Object jar = app.getNode().tryGetContext("jarPath");
     Object stackName = app.getNode().tryGetContext("stackName");
-    return createStack(
-        app,
-        stackName == null ? "KafkaS3Archiver-" + settings.title() : stackName.toString(),
-        settings,
-        jar == null ? defaultJar(settings) : jar.toString());
+    ArchiverStack stack =
+        createStack(
+            app,
+            stackName == null ? "KafkaS3Archiver-" + settings.title() : stackName.toString(),
+            settings,
+            jar == null ? defaultJar(settings) : jar.toString());
+    Optional<RestoreSettings> restore = RestoreSettings.from(values, settings);
+    if (restore.isPresent()) {
+      Object restoreJar = app.getNode().tryGetContext(RestoreSettings.JAR_PATH_KEY);
+      String path = restoreJar == null ? RestoreSettings.DEFAULT_JAR : restoreJar.toString();
+      if (!Files.exists(Path.of(path))) {
+        throw new IllegalArgumentException(
+            "the restore jar "
+                + Path.of(path).toAbsolutePath().normalize()
+                + " does not exist: build it with `./mvnw -B -DskipTests package` at the"
+                + " repository root, or pass -c "
+                + RestoreSettings.JAR_PATH_KEY
+                + "=<file>");
+      }
+      RestoreStateMachine.create(
+          stack,
+          settings,
+          restore.get(),
+          stack.bucket().getBucketName(),
+          Optional.ofNullable(stack.bucket().getEncryptionKey())
+              .map(k -> k.getKeyArn())
+              .or(settings::kmsKeyArn),
+          path);
+    }
+    return stack;
   }
 
   /** The Maven build output of the artifact that settings' outputFormat needs. */

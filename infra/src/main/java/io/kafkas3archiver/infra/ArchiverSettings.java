@@ -730,6 +730,8 @@ public record ArchiverSettings(
             .filter(k -> !k.contains(":") && !k.contains("/") && !CDK_KEYS.contains(k))
             .filter(k -> !KNOWN_KEYS.contains(k) && !SECRET_KEYS.contains(k))
             .filter(k -> !APP_KEYS.contains(k))
+            .filter(
+                k -> !RestoreSettings.KEYS.contains(k) && !k.equals(RestoreSettings.JAR_PATH_KEY))
             .sorted()
             .toList();
     if (!unknown.isEmpty()) {
@@ -749,7 +751,9 @@ public record ArchiverSettings(
    */
   public static ArchiverSettings from(Map<String, Object> values) {
     for (String key : values.keySet()) {
-      if (!KNOWN_KEYS.contains(key) && !SECRET_KEYS.contains(key)) {
+      if (!KNOWN_KEYS.contains(key)
+          && !SECRET_KEYS.contains(key)
+          && !RestoreSettings.KEYS.contains(key)) {
         throw new IllegalArgumentException(
             "unknown configuration key '" + key + "'; known keys: " + sorted(KNOWN_KEYS));
       }

@@ -42,7 +42,10 @@ class CfnLintIT {
           "W1030 IcebergTableBucketArn",
               "Condition CreateTableBucket (the ARN is used only when set), Rule"
                   + " S3TablesNeedsOneTableBucketInTheStacksRegion",
-          "W1033 BootstrapServers", "Rule SelfManagedNeedsBrokers");
+          "W1033 BootstrapServers", "Rule SelfManagedNeedsBrokers",
+          "W1030 RestoreClusterArn", "Rule RestoreMskIamNeedsCluster",
+          "W1033 RestoreSubnetIds", "Rule RestoreNeedsTargetAndNetwork",
+          "W1033 RestoreSecurityGroupIds", "Rule RestoreNeedsTargetAndNetwork");
 
   @Test
   void shouldPassCfnLintOnTemplateYamlWithOnlyExplainedFindings() throws Exception {

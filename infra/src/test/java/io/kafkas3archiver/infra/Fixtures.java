@@ -76,6 +76,9 @@ final class Fixtures {
   static ArchiverStack stack(Map<String, Object> context) {
     Map<String, Object> c = new LinkedHashMap<>(context);
     c.putIfAbsent("jarPath", jar());
+    if ("true".equals(String.valueOf(c.get("restore")))) {
+      c.putIfAbsent(RestoreSettings.JAR_PATH_KEY, jar());
+    }
     App app = App.Builder.create().context(c).build();
     return ArchiverApp.createStack(app);
   }

@@ -308,7 +308,25 @@ final class InfraMatrix {
                 "transitionStorageClass",
                 "STANDARD_IA",
                 "transitionDays",
-                "45")));
+                "45")),
+        deployment(
+            "msk-iam-restore-state-machine",
+            "clusterArn",
+            Fixtures.CLUSTER_ARN,
+            "restore",
+            "true",
+            "restoreBootstrapServers",
+            "b-1.dr.example.com:9098,b-2.dr.example.com:9098",
+            "restoreTargetTopic",
+            "vehicle.telemetry-restored",
+            "restoreClusterArn",
+            RestoreStackTest.TARGET_CLUSTER,
+            "restoreSubnetIds",
+            "subnet-0123456789abcdef0,subnet-0fedcba9876543210",
+            "restoreSecurityGroupIds",
+            "sg-0123456789abcdef0",
+            "restoreMaxConcurrency",
+            "7"));
   }
 
   private static String[] concat(String[] head, String... tail) {

@@ -17,7 +17,7 @@ import software.amazon.awscdk.assertions.Template;
 /** cdk-nag's AwsSolutions pack over each supported shape of the stack. */
 class NagTest {
 
-  /** Six shapes of the stack; the cfn-lint IT lints the same ones. */
+  /** Seven shapes of the stack; the cfn-lint IT lints the same ones. */
   static Stream<Arguments> deployments() {
     Map<String, Object> kms = new LinkedHashMap<>(Fixtures.mskDefaults());
     kms.put("bucketEncryption", "kms");
@@ -52,7 +52,8 @@ class NagTest {
         Arguments.of("msk-kms-athena-alarm-topic-tracing", kms),
         Arguments.of("msk-scram-s3-on-failure-static-keys", scram),
         Arguments.of("self-managed-imported-bucket", Fixtures.selfManaged()),
-        Arguments.of("self-managed-provisioned-parquet", parquet));
+        Arguments.of("self-managed-provisioned-parquet", parquet),
+        Arguments.of("msk-restore-state-machine", RestoreStackTest.restoreContext()));
   }
 
   @ParameterizedTest(name = "{0}")
