@@ -33,17 +33,24 @@ record InfraModel(
     Map<String, Object> bucket = Map.of();
     Set<String> retained = new TreeSet<>();
     Map<String, String> names = new TreeMap<>();
+    Map<String, String> principals = principals(resources);
     for (Map.Entry<String, ? extends Map<String, Object>> e : resources.entrySet()) {
       Map<String, Object> r = e.getValue();
       String type = String.valueOf(r.get("Type"));
       Map<String, Object> props = Templates.cast(r.get("Properties"));
       switch (type) {
-        case "AWS::IAM::Policy" -> grants.addAll(grants(props.get("PolicyDocument")));
+        case "AWS::IAM::Policy" -> {
+          for (Object role : asList(props.get("Roles"))) {
+            String principal = principals.getOrDefault(referenced(role), "another role");
+            grants.addAll(grants(principal, props.get("PolicyDocument")));
+          }
+        }
         case "AWS::IAM::Role" -> {
           Object policies = props == null ? null : props.get("Policies");
           if (policies instanceof List<?> l) {
+            String principal = principals.getOrDefault(e.getKey(), "another role");
             for (Object p : l) {
-              grants.addAll(grants(Templates.cast(p).get("PolicyDocument")));
+              grants.addAll(grants(principal, Templates.cast(p).get("PolicyDocument")));
             }
           }
         }
@@ -66,7 +73,7 @@ record InfraModel(
         default -> {}
       }
       if ("Retain".equals(r.get("DeletionPolicy"))) {
-        retained.add(type);
+        retained.add(type + " " + Templates.logical(e.getKey()));
       }
     }
     Map<String, String> outs = new TreeMap<>();
@@ -75,6 +82,65 @@ record InfraModel(
           (k, v) -> outs.put(Templates.logical(k), text(Templates.cast(v).get("Value"))));
     }
     return new InfraModel(grants, mapping, bucket, retained, names, outs);
+  }
+
+  /**
+   * Who holds each role: "function", "restore function", "restore state machine" (the resource
+   * whose Role or RoleArn names it). Grants are kept per holder, so a grant of one role cannot hide
+   * the same grant missing from another (the restore function reads what the archiver writes).
+   */
+  private static Map<String, String> principals(
+      Map<String, ? extends Map<String, Object>> resources) {
+    Map<String, String> out = new TreeMap<>();
+    resources.forEach(
+        (id, r) -> {
+          Map<String, Object> props = Templates.cast(r.get("Properties"));
+          if (props == null) {
+            return;
+          }
+          Object role = props.containsKey("Role") ? props.get("Role") : props.get("RoleArn");
+          String kind =
+              switch (String.valueOf(r.get("Type"))) {
+                case "AWS::Lambda::Function", "AWS::Serverless::Function" -> "function";
+                case "AWS::StepFunctions::StateMachine", "AWS::Serverless::StateMachine" ->
+                    "state machine";
+                default -> null;
+              };
+          String roleId = referenced(role);
+          if (kind != null && roleId != null) {
+            out.put(roleId, (Templates.logical(id).startsWith("Restore") ? "restore " : "") + kind);
+          }
+        });
+    return out;
+  }
+
+  /** The logical id a {@code Ref} or {@code Fn::GetAtt [id, Arn]} names, or null. */
+  private static String referenced(Object value) {
+    // template.yaml resolved renders both as text: "${FunctionRole.Arn}", "${FunctionRole}".
+    if (value instanceof String text && text.matches("\\$\\{[A-Za-z0-9]+(\\.Arn)?}")) {
+      return text.substring(2, text.length() - 1).replace(".Arn", "");
+    }
+    if (value instanceof Map<?, ?> m) {
+      if (m.get("Ref") instanceof String ref) {
+        return ref;
+      }
+      if (m.get("Fn::GetAtt") instanceof List<?> l && !l.isEmpty()) {
+        return String.valueOf(l.get(0));
+      }
+      if (m.get("Fn::GetAtt") instanceof String s) {
+        return s.split("\\.")[0];
+      }
+    }
+    return null;
+  }
+
+  /** "Allow action on resource [if condition] (principal)", one per action and resource. */
+  static List<String> grants(String principal, Object document) {
+    List<String> out = new ArrayList<>();
+    for (String g : grants(document)) {
+      out.add(g + " (" + principal + ")");
+    }
+    return out;
   }
 
   /** "Allow action on resource [if condition]", one per action and resource. */
@@ -101,8 +167,9 @@ record InfraModel(
     Set<String> out = new TreeSet<>();
     for (String g : grants) {
       if (g.startsWith("Allow ")) {
-        int cond = g.indexOf(" if ");
-        out.add(g.substring(6, cond < 0 ? g.length() : cond));
+        String grant = g.substring(0, g.lastIndexOf(" ("));
+        int cond = grant.indexOf(" if ");
+        out.add(grant.substring(6, cond < 0 ? grant.length() : cond));
       }
     }
     return out;
