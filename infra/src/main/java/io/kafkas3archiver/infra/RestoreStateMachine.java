@@ -44,13 +44,20 @@ final class RestoreStateMachine {
   /** Where the plan step writes its manifests, outside every archive prefix. */
   static final String MANIFESTS = "restore-manifests";
 
-  /** The Lambda errors a retry can cure; a bad request or a refused restore fails the item. */
+  /**
+   * The Lambda errors a retry can cure; a bad request or a refused restore (an exception the
+   * handler throws, reported under its class name) fails the item. {@code Lambda.Unknown} is a
+   * function timeout or out-of-memory: the retry resumes after the partition's transactional
+   * checkpoint, and the abandoned transaction is fenced by the same transactional id.
+   */
   static final List<String> RETRIED_ERRORS =
       List.of(
+          "Lambda.ClientExecutionTimeoutException",
           "Lambda.ServiceException",
           "Lambda.AWSLambdaException",
           "Lambda.SdkClientException",
-          "Lambda.TooManyRequestsException");
+          "Lambda.TooManyRequestsException",
+          "Lambda.Unknown");
 
   private RestoreStateMachine() {}
 
