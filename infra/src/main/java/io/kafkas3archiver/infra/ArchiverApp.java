@@ -68,15 +68,7 @@ public final class ArchiverApp {
     if (restore.isPresent()) {
       Object restoreJar = app.getNode().tryGetContext(RestoreSettings.JAR_PATH_KEY);
       String path = restoreJar == null ? RestoreSettings.DEFAULT_JAR : restoreJar.toString();
-      if (!Files.exists(Path.of(path))) {
-        throw new IllegalArgumentException(
-            "the restore jar "
-                + Path.of(path).toAbsolutePath().normalize()
-                + " does not exist: build it with `./mvnw -B -DskipTests package` at the"
-                + " repository root, or pass -c "
-                + RestoreSettings.JAR_PATH_KEY
-                + "=<file>");
-      }
+      requireJar("the restore jar", path, "", RestoreSettings.JAR_PATH_KEY);
       RestoreStateMachine.create(
           stack,
           settings,
@@ -90,6 +82,22 @@ public final class ArchiverApp {
     return stack;
   }
 
+  /** Fails with the build command when a jar the stack deploys has not been built. */
+  private static void requireJar(String what, String path, String note, String contextKey) {
+    if (!Files.exists(Path.of(path))) {
+      throw new IllegalArgumentException(
+          what
+              + " "
+              + Path.of(path).toAbsolutePath().normalize()
+              + " does not exist: build it with `./mvnw -B -DskipTests package` at the repository"
+              + " root"
+              + note
+              + ", or pass -c "
+              + contextKey
+              + "=<file>");
+    }
+  }
+
   /** The Maven build output of the artifact that settings' outputFormat needs. */
   static String defaultJar(ArchiverSettings settings) {
     return settings.iceberg().isPresent() ? DEFAULT_ICEBERG_JAR : DEFAULT_JAR;
@@ -98,17 +106,13 @@ public final class ArchiverApp {
   /** The stack plus the AwsSolutions checks, which report into the stack's annotations. */
   public static ArchiverStack createStack(
       App app, String stackName, ArchiverSettings settings, String jarPath) {
-    if (!Files.exists(Path.of(jarPath))) {
-      throw new IllegalArgumentException(
-          "the function jar "
-              + Path.of(jarPath).toAbsolutePath().normalize()
-              + " does not exist: build it with `./mvnw -B -DskipTests package` at the repository"
-              + " root"
-              + (settings.iceberg().isPresent()
-                  ? " (outputFormat=iceberg deploys function/iceberg's jar)"
-                  : "")
-              + ", or pass -c jarPath=<file>");
-    }
+    requireJar(
+        "the function jar",
+        jarPath,
+        settings.iceberg().isPresent()
+            ? " (outputFormat=iceberg deploys function/iceberg's jar)"
+            : "",
+        "jarPath");
     StackProps.Builder props =
         StackProps.builder()
             .stackName(stackName.replaceAll("[^A-Za-z0-9-]", "-"))

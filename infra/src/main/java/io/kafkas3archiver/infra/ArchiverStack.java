@@ -141,46 +141,31 @@ public final class ArchiverStack extends Stack {
                                 key.map(IKey::getKeyArn).or(s::kmsKeyArn)))
                     .forEach(archivePolicy::addStatements));
     archivePolicy.attachToRole(role);
-    NagSuppressions.addResourceSuppressions(
+    allowWildcardResources(
         archivePolicy,
         List.of(
-            NagPackSuppression.builder()
-                .id("AwsSolutions-IAM5")
-                .appliesTo(
-                    List.of(
-                        objectsUnder(s.keyPrefix() + "/" + s.inputTopic()),
-                        objectsUnder(s.keyPrefix() + "/_errors/" + s.inputTopic()),
-                        objectsUnder(s.keyPrefix() + "/_preflight"),
-                        objectsUnder(
-                            s.iceberg()
-                                .filter(i -> tableBucketArn.isEmpty())
-                                .map(i -> IcebergTable.tableFolder(s, i))
-                                .orElse(s.keyPrefix() + "/_preflight"))))
-                .reason(
-                    "Object ARNs end in /* by necessity: the function writes new keys under"
-                        + " <prefix>/<topic>/, <prefix>/_errors/<topic>/ and <prefix>/_preflight/;"
-                        + " each wildcard is confined to one of those prefixes. outputFormat=iceberg"
-                        + " adds the table's folder <prefix>/<database>.db/<table>/, whose data and"
-                        + " metadata file names Iceberg generates.")
-                .build()));
+            objectsUnder(s.keyPrefix() + "/" + s.inputTopic()),
+            objectsUnder(s.keyPrefix() + "/_errors/" + s.inputTopic()),
+            objectsUnder(s.keyPrefix() + "/_preflight"),
+            objectsUnder(
+                s.iceberg()
+                    .filter(i -> tableBucketArn.isEmpty())
+                    .map(i -> IcebergTable.tableFolder(s, i))
+                    .orElse(s.keyPrefix() + "/_preflight"))),
+        "Object ARNs end in /* by necessity: the function writes new keys under"
+            + " <prefix>/<topic>/, <prefix>/_errors/<topic>/ and <prefix>/_preflight/;"
+            + " each wildcard is confined to one of those prefixes. outputFormat=iceberg"
+            + " adds the table's folder <prefix>/<database>.db/<table>/, whose data and"
+            + " metadata file names Iceberg generates.");
     tableBucketArn.ifPresent(
         arn ->
-            NagSuppressions.addResourceSuppressions(
+            allowWildcardResources(
                 archivePolicy,
-                List.of(
-                    NagPackSuppression.builder()
-                        .id("AwsSolutions-IAM5")
-                        .appliesTo(
-                            List.of(
-                                RegexAppliesTo.builder()
-                                    .regex("/^Resource::.+\\/table\\/\\*$/")
-                                    .build()))
-                        .reason(
-                            "icebergCatalog=s3tables: table ARNs end in the table's id, which S3"
-                                + " Tables assigns when the function creates the table, so the"
-                                + " grant names <table bucket ARN>/table/*: the tables of the"
-                                + " archive's own table bucket, nothing else.")
-                        .build())));
+                List.of(RegexAppliesTo.builder().regex("/^Resource::.+\\/table\\/\\*$/").build()),
+                "icebergCatalog=s3tables: table ARNs end in the table's id, which S3"
+                    + " Tables assigns when the function creates the table, so the"
+                    + " grant names <table bucket ARN>/table/*: the tables of the"
+                    + " archive's own table bucket, nothing else."));
 
     this.function =
         Function.Builder.create(this, "Function")
@@ -498,6 +483,19 @@ public final class ArchiverStack extends Stack {
                   + " is not a CloudWatch Logs retention; legal values: 1, 3, 5, 7, 14, 30, 60,"
                   + " 90, 120, 150, 180, 365, 400, 545, 731, 1827, 3653");
     };
+  }
+
+  /** Allows cdk-nag's AwsSolutions-IAM5 (wildcard resources) on these findings only, with why. */
+  private static void allowWildcardResources(
+      IConstruct construct, List<RegexAppliesTo> findings, String reason) {
+    NagSuppressions.addResourceSuppressions(
+        construct,
+        List.of(
+            NagPackSuppression.builder()
+                .id("AwsSolutions-IAM5")
+                .appliesTo(findings)
+                .reason(reason)
+                .build()));
   }
 
   /** cdk-nag's finding for {@code <bucket ARN>/<folder>/*}, whatever token the bucket ARN is. */
