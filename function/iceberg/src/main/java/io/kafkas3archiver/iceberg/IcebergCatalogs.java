@@ -63,6 +63,10 @@ final class IcebergCatalogs {
       case REST -> {
         props.put(CatalogProperties.URI, settings.restUri().orElseThrow().toString());
         settings.warehouse().ifPresent(w -> props.put(CatalogProperties.WAREHOUSE_LOCATION, w));
+        // Iceberg's client POSTs a scan/commit metrics report after every commit: one catalog
+        // request per batch (billed by S3 Tables) that nothing here reads. The log line and EMF
+        // carry the commit's figures instead.
+        props.put("rest-metrics-reporting-enabled", "false");
         settings
             .signingName()
             .ifPresent(
