@@ -41,6 +41,8 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.Transaction;
+import org.apache.iceberg.UpdateProperties;
 import org.apache.iceberg.UpdateSchema;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
@@ -306,6 +308,7 @@ final class IcebergArchiver implements BatchArchiver {
     for (int round = 1; ; round++) {
       Prepared p;
       Snapshot readFrom;
+      Map<String, Long> committed;
       if (round > 2 * MAX_ATTEMPTS) {
         throw catalogError(
             tb.table,
@@ -317,7 +320,7 @@ final class IcebergArchiver implements BatchArchiver {
           table.refresh();
         }
         readFrom = table.currentSnapshot();
-        Map<String, Long> committed = CommittedOffsets.read(table);
+        committed = CommittedOffsets.read(table);
         p = prepare(table, tb, committed, deadline);
         if (p == null) {
           continue; // we evolved the schema: prepare again on the new one
@@ -340,8 +343,14 @@ final class IcebergArchiver implements BatchArchiver {
       }
       // An overwrite that only adds files is an append that can validate: it fails if another
       // commit added data since readFrom, whose offsets we have not seen.
+      // One commit holds the data files and the offsets twice: in the snapshot summary (the
+      // history CommittedOffsets reads) and in the table's properties, which outlive snapshots
+      // that other engines expire (S3 Tables' own maintenance keeps only recent snapshots, and
+      // its compactions carry no offsets). Only partitions this batch advanced are set, so a
+      // property never goes back when the transaction is re-applied onto a newer snapshot.
+      Transaction transaction = table.newTransaction();
       OverwriteFiles append =
-          table
+          transaction
               .newOverwrite()
               .conflictDetectionFilter(Expressions.alwaysTrue())
               .validateNoConflictingData();
@@ -354,6 +363,16 @@ final class IcebergArchiver implements BatchArchiver {
           .forEach((tp, offset) -> append.set(CommittedOffsets.PREFIX + tp, Long.toString(offset)));
       try {
         append.commit();
+        UpdateProperties offsets = transaction.updateProperties();
+        p.nextOffsets()
+            .forEach(
+                (tp, offset) -> {
+                  if (!offset.equals(committed.get(tp))) {
+                    offsets.set(CommittedOffsets.PREFIX + tp, Long.toString(offset));
+                  }
+                });
+        offsets.commit();
+        transaction.commitTransaction();
       } catch (CommitFailedException | ValidationException e) {
         DataFileWriter.deleteQuietly(table, p.files());
         backoff(attempt++, deadline, tb.table, e);

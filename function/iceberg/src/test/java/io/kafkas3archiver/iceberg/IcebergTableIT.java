@@ -220,6 +220,33 @@ class IcebergTableIT {
         .contains("\"recordsWritten\":0");
   }
 
+  /**
+   * S3 Tables compacts and expires snapshots by itself: its commits carry none of the archiver's
+   * offsets, and its expiry may drop every snapshot that does. The offsets must survive that, or a
+   * late redelivery is stored twice.
+   */
+  @Test
+  void shouldSkipCommittedOffsetsAfterAnotherEngineExpiredEveryArchiverSnapshot() {
+    var fn = h.function(Map.of());
+    fn.invoke(batch("expired", 0, 0, 40));
+    Table table = h.table("expired");
+    table.newAppend().set("engine", "another writer, as S3 Tables' compaction").commit();
+    table.expireSnapshots().expireOlderThan(System.currentTimeMillis() + 1).retainLast(1).commit();
+    table.refresh();
+    assertThat(table.snapshots()).hasSize(1);
+    assertThat(table.currentSnapshot().summary())
+        .doesNotContainKey("kafka-s3-archiver.offset.expired-0");
+
+    var redelivery = fn.invoke(batch("expired", 0, 20, 60));
+
+    Map<String, Integer> seen = occurrences(h.rows("expired"));
+    assertThat(seen).hasSize(60);
+    assertThat(seen.values()).as("rows per offset").allMatch(n -> n == 1);
+    assertThat(redelivery.printed())
+        .contains("\"recordsAlreadyCommitted\":20")
+        .contains("\"recordsWritten\":20");
+  }
+
   @Test
   void shouldCommitConcurrentInvocationsForDifferentPartitionsWithoutLoss() throws Exception {
     String topic = "concurrent";
