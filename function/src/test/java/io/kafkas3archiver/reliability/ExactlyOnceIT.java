@@ -40,6 +40,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -517,55 +518,56 @@ class ExactlyOnceIT {
     }
   }
 
+  /** DuckDB's reading of one object version: "topic-partition@offset" -> rows that hold it. */
+  private static final Map<Path, Map<String, Long>> ROWS = new ConcurrentHashMap<>();
+
+  private static Map<String, Long> offsets(DuckDb duck, Path local, boolean errorObject) {
+    String file = DuckDb.literal(local);
+    String select =
+        errorObject
+            ? "SELECT topic || '-' || CAST(partition AS VARCHAR) AS tp, CAST(\"offset\" AS BIGINT)"
+                + " AS off FROM read_json(["
+                + file
+                + "], format='newline_delimited', columns={topic: 'VARCHAR', partition: 'BIGINT',"
+                + " \"offset\": 'BIGINT'})"
+            : "SELECT kafka_topic || '-' || CAST(kafka_partition AS VARCHAR) AS tp,"
+                + " CAST(kafka_offset AS BIGINT) AS off FROM "
+                + (file.endsWith(".parquet'")
+                    ? "read_parquet(" + file + ")"
+                    : "read_csv(" + file + ", header=true, all_varchar=true)");
+    Map<String, Long> out = new HashMap<>();
+    for (Map<String, Object> row :
+        duck.query("SELECT tp, off, count(*) AS n FROM (" + select + ") GROUP BY tp, off")) {
+      out.put(row.get("tp") + "@" + row.get("off"), ((Number) row.get("n")).longValue());
+    }
+    return out;
+  }
+
   /**
-   * Reads every object of the prefix with DuckDB (data and error objects): no offset twice, and
-   * every offset below the committed positions present ({@code complete}: every offset of the log).
+   * Reads every object of the prefix with DuckDB (data and error objects, each version once): no
+   * offset twice, and every offset below the committed positions present ({@code complete}: every
+   * offset of the log).
    */
   private static void check(
       DuckDb duck, Path mirror, String prefix, Log log, boolean complete, String when)
       throws IOException {
-    List<String> data = new ArrayList<>();
-    List<String> errors = new ArrayList<>();
+    Map<String, Long> counts = new TreeMap<>();
     var page = s3.listObjectsV2Paginator(b -> b.bucket(BUCKET).prefix(prefix + "/"));
     for (var o : page.contents()) {
-      Path local = mirror.resolve(o.key().replace('/', '_').replace('=', '-'));
-      if (!Files.exists(local)) {
+      // Each version of an object is read once: its ETag is in the mirror's file name, so an
+      // object overwritten in place is downloaded and read again, and the others are not re-read
+      // every round.
+      String etag = o.eTag().replaceAll("[^A-Za-z0-9]", "");
+      Path local = mirror.resolve(etag + "_" + o.key().replace('/', '_').replace('=', '-'));
+      Map<String, Long> rows = ROWS.get(local);
+      if (rows == null) {
         Files.write(local, ObjectBodies.decompressed(s3, BUCKET, o.key()));
+        // A zero-byte object is a claim-only object: zero rows.
+        rows =
+            Files.size(local) == 0 ? Map.of() : offsets(duck, local, o.key().contains("/_errors/"));
+        ROWS.put(local, rows);
       }
-      if (Files.size(local) == 0) {
-        continue; // a claim-only object: zero rows
-      }
-      (o.key().contains("/_errors/") ? errors : data).add(DuckDb.literal(local));
-    }
-    List<String> selects = new ArrayList<>();
-    if (!data.isEmpty()) {
-      String files = "[" + String.join(",", data) + "]";
-      String reader =
-          data.get(0).endsWith(".parquet'")
-              ? "read_parquet(" + files + ", union_by_name=true)"
-              : "read_csv(" + files + ", header=true, all_varchar=true, union_by_name=true)";
-      selects.add(
-          "SELECT kafka_topic || '-' || CAST(kafka_partition AS VARCHAR) AS tp,"
-              + " CAST(kafka_offset AS BIGINT) AS off FROM "
-              + reader);
-    }
-    if (!errors.isEmpty()) {
-      selects.add(
-          "SELECT topic || '-' || CAST(partition AS VARCHAR) AS tp, CAST(\"offset\" AS BIGINT)"
-              + " AS off FROM read_json(["
-              + String.join(",", errors)
-              + "], format='newline_delimited', columns={topic: 'VARCHAR', partition: 'BIGINT',"
-              + " \"offset\": 'BIGINT'})");
-    }
-    Map<String, Long> counts = new TreeMap<>();
-    if (!selects.isEmpty()) {
-      for (Map<String, Object> row :
-          duck.query(
-              "SELECT tp, off, count(*) AS n FROM ("
-                  + String.join(" UNION ALL ", selects)
-                  + ") GROUP BY tp, off")) {
-        counts.put(row.get("tp") + "@" + row.get("off"), ((Number) row.get("n")).longValue());
-      }
+      rows.forEach((tpOffset, n) -> counts.merge(tpOffset, n, Long::sum));
     }
     Map<String, Long> duplicated =
         counts.entrySet().stream()
