@@ -526,6 +526,7 @@ public final class Bench {
     private final Path driverDir;
     private final Path work;
     private final S3ProxyServer s3;
+    private int forksStarted;
 
     Forks(Path jar, Path work, S3ProxyServer s3) throws IOException {
       this.jar = jar;
@@ -635,6 +636,9 @@ public final class Bench {
       penv.put("S3_FORCE_PATH_STYLE", "true");
       penv.put("BUCKET_NAME", Combo.BUCKET);
       penv.put("TITLE", "bench");
+      // Each fork archives into its own prefix: with exactly-once keys, a second fork writing
+      // the same event would meet the first one's object and time the conflict path instead.
+      penv.put("KEY_PREFIX", "cold-" + forksStarted++);
       penv.putAll(env);
       pb.redirectError(work.resolve("fork-stderr.log").toFile());
       long start = System.nanoTime();
@@ -677,6 +681,27 @@ public final class Bench {
     }
   }
 
+  /**
+   * samples[variant][round]: every variant once per round, the order rotated each round so that no
+   * variant always runs first or right after the same other one (a shared machine drifts).
+   */
+  static double[][][] rotated(int variants, int rounds, Sample sample)
+      throws IOException, InterruptedException {
+    double[][][] samples = new double[variants][rounds][];
+    for (int r = 0; r < rounds; r++) {
+      for (int k = 0; k < variants; k++) {
+        int v = (k + r) % variants;
+        samples[v][r] = sample.take(v);
+      }
+    }
+    return samples;
+  }
+
+  /** One measurement of one variant. */
+  interface Sample {
+    double[] take(int variant) throws IOException, InterruptedException;
+  }
+
   private record Variant(String label, String mode, String client, Path event) {}
 
   private static void coldStart(Forks forks, Path small, Path big, int rounds)
@@ -707,19 +732,20 @@ public final class Bench {
             new Variant("minimal PutObject-only, url-connection", "putonly", "url", big));
     List<String> flags = COLD_FLAGS;
     Map<String, String> env = Map.of("OUTPUT_FORMAT", "ndjson", "COMPRESSION", "gzip");
-    double[][][] samples = new double[variants.size()][rounds][];
-    for (int r = 0; r < rounds; r++) {
-      for (int k = 0; k < variants.size(); k++) {
-        int v = (k + r) % variants.size();
-        Variant variant = variants.get(v);
-        double[] s = forks.run(variant.mode(), variant.client(), variant.event(), env, flags, 120);
-        if (s == null) {
-          throw new IllegalStateException(
-              "cold-start fork failed: " + variant + "\n" + forks.lastStderr());
-        }
-        samples[v][r] = s;
-      }
-    }
+    double[][][] samples =
+        rotated(
+            variants.size(),
+            rounds,
+            v -> {
+              Variant variant = variants.get(v);
+              double[] s =
+                  forks.run(variant.mode(), variant.client(), variant.event(), env, flags, 120);
+              if (s == null) {
+                throw new IllegalStateException(
+                    "cold-start fork failed: " + variant + "\n" + forks.lastStderr());
+              }
+              return s;
+            });
     OUT.println(
         "| event | function | wall ms | init ms | prime ms (before snapshot) | first invoke ms |"
             + " wall ÷ PutObject-only |");

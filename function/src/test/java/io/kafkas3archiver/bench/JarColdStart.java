@@ -55,20 +55,22 @@ final class JarColdStart {
             new Variant("plain", plain, big, "6 MB (10,000 records)"),
             new Variant("iceberg", iceberg, big, "6 MB (10,000 records)"));
     Map<String, String> env = Map.of("OUTPUT_FORMAT", "ndjson", "COMPRESSION", "gzip");
-    double[][][] samples = new double[variants.size()][rounds][];
-    for (int r = 0; r < rounds; r++) {
-      for (int k = 0; k < variants.size(); k++) {
-        // Rotate the order each round, so neither jar always runs first after the other.
-        int v = (k + r) % variants.size();
-        Variant variant = variants.get(v);
-        double[] s = variant.forks().run("eager", "url", variant.event(), env, jvmFlags, 180);
-        if (s == null) {
-          throw new IllegalStateException(
-              "cold-start fork failed: " + variant.jarName() + "\n" + variant.forks().lastStderr());
-        }
-        samples[v][r] = s;
-      }
-    }
+    double[][][] samples =
+        Bench.rotated(
+            variants.size(),
+            rounds,
+            v -> {
+              Variant variant = variants.get(v);
+              double[] s = variant.forks().run("eager", "url", variant.event(), env, jvmFlags, 180);
+              if (s == null) {
+                throw new IllegalStateException(
+                    "cold-start fork failed: "
+                        + variant.jarName()
+                        + "\n"
+                        + variant.forks().lastStderr());
+              }
+              return s;
+            });
     out.println(
         "| event | jar | wall ms (median) | init ms | first invoke ms | process CPU ms |"
             + " wall, every round | iceberg ÷ plain, wall | iceberg ÷ plain, CPU |");
