@@ -100,7 +100,7 @@ public final class ArchiverHandler implements RequestStreamHandler {
                 config, wiring.store(), clock, SchemaRegistryClients.catalog(config, wiring.env()));
     this.preflight = wiring.preflight();
     this.credentials = wiring.credentials();
-    this.log = new InvocationLog(System.out, config.title(), config.logLevel());
+    this.log = new InvocationLog(System.out, config.title(), config.logLevel(), config::shownKey);
     boolean timeField = config.timeField().isPresent();
     this.metrics =
         new EmfMetrics(

@@ -61,6 +61,15 @@ public record ArchiverConfig(
   private static final Pattern GLUE_REGISTRY =
       Pattern.compile("arn:aws[a-z-]*:glue:[a-z0-9-]+:\\d{12}:registry/[A-Za-z0-9_$#.-]+");
 
+  /**
+   * An object key as this function's log lines and error messages show it (DESIGN §6): segments
+   * that a {@code KEY_TEMPLATE} fills from record content are payload, masked ({@code region=…})
+   * unless {@code LOG_LEVEL=debug}, where the full key is shown.
+   */
+  public String shownKey(String key) {
+    return logLevel.allows(LogLevel.DEBUG) ? key : keyTemplate.masked(key);
+  }
+
   public static ArchiverConfig fromEnv(Map<String, String> env) {
     return fromEnv(env::get);
   }
