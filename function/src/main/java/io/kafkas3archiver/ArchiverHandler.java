@@ -83,7 +83,13 @@ public final class ArchiverHandler implements RequestStreamHandler {
 
   /** Any store (tests, local runs): no credentials to refresh and no preflight check. */
   public ArchiverHandler(ArchiverConfig config, ObjectStore store, Clock clock) {
-    this(config, new Wiring(store, Optional.empty(), Optional.empty(), clock, System::getenv));
+    this(config, store, clock, System::getenv);
+  }
+
+  /** The same, with {@code env} for the registry's and table writer's endpoints and keys. */
+  public ArchiverHandler(
+      ArchiverConfig config, ObjectStore store, Clock clock, Function<String, String> env) {
+    this(config, new Wiring(store, Optional.empty(), Optional.empty(), clock, env));
   }
 
   private ArchiverHandler(ArchiverConfig config, Wiring wiring) {

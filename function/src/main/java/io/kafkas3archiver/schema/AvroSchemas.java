@@ -38,8 +38,8 @@ public final class AvroSchemas {
     } catch (IOException e) {
       throw new IllegalArgumentException(
           "the Avro schema is not JSON: "
-              + (e instanceof JacksonException j ? ParseProblem.describe(j) : "unreadable"),
-          e);
+              + (e instanceof JacksonException j ? ParseProblem.describe(j) : "unreadable"));
+      // Not chained: the parser's message quotes the schema text, and the runtime prints causes.
     }
     if (root == null) {
       throw new IllegalArgumentException("the Avro schema is empty");

@@ -171,7 +171,8 @@ public final class ConfluentRegistry implements SchemaRegistry {
               + (e instanceof JacksonException j ? ParseProblem.describe(j) : e.getMessage())
               + "); is SCHEMA_REGISTRY_URI the registry's base URL?",
           false,
-          e);
+          // Not chained: the parser's message quotes the answer, and the runtime prints causes.
+          null);
     }
   }
 }
