@@ -8,6 +8,7 @@ import io.kafkas3archiver.ArchiverHandler;
 import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.testing.LocalContext;
 import io.kafkas3archiver.testing.MotoServer;
+import io.kafkas3archiver.testing.OutputCapture;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -251,6 +252,33 @@ class SnapshotCredentialsIT {
 
   @Test
   void shouldFetchNoCredentialOfAnySourceBeforeTheSnapshotAndEachOnFirstUse() throws Exception {
+    try (OutputCapture capture = OutputCapture.start()) {
+      fetchNothingBeforeTheSnapshot();
+      // And no secret of any source was printed, logged or thrown on the way
+      String everything = capture.all();
+      assertThat(everything).contains("\"batch archived\"", "after the first batches");
+      Map<String, String> secrets = new LinkedHashMap<>();
+      secrets.put("the S3 secret key", "secret-from-secrets-manager");
+      secrets.put("the registry password", REGISTRY_PASSWORD);
+      secrets.put(
+          "the registry's basic auth",
+          Base64.getEncoder()
+              .encodeToString(
+                  (REGISTRY_USER + ":" + REGISTRY_PASSWORD).getBytes(StandardCharsets.UTF_8)));
+      secrets.put("the container role's secret key", "container-secret");
+      secrets.put("the container role's session token", "container-session");
+      secrets.put("the container endpoint's token", "container-token-for-tests-only");
+      MotoServer.EXECUTION_ROLE_ENV.forEach(
+          (k, v) -> {
+            if (!k.equals("AWS_ACCESS_KEY_ID")) {
+              secrets.put(k, v);
+            }
+          });
+      secrets.forEach((label, value) -> OutputCapture.assertAbsent(everything, label, value));
+    }
+  }
+
+  private void fetchNothingBeforeTheSnapshot() throws Exception {
     // Given every credential source, each in a handler built as Lambda builds it at init
     int setupRequests = moto.recorded().size(); // the test's own: bucket, secrets, registry
     localRequests.clear();
