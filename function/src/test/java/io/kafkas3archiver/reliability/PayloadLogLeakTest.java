@@ -178,6 +178,12 @@ class PayloadLogLeakTest {
 
     // And no canary appears in any form in anything printed, logged or thrown, nor in the reasons
     // of the error objects (those may be logged; the raw value beside them may not)
+    everything += errorReasons(store);
+    assertNoCanary(everything, canaries.all());
+  }
+
+  /** The reasons of the store's error objects, one a line: they may be logged at DEBUG. */
+  private static String errorReasons(MemoryStore store) {
     StringBuilder reasons = new StringBuilder();
     store.objects.forEach(
         (key, body) -> {
@@ -187,8 +193,7 @@ class PayloadLogLeakTest {
             }
           }
         });
-    everything += reasons;
-    assertNoCanary(everything, canaries.all());
+    return reasons.toString();
   }
 
   // ---- The other input paths: keys from record content, S3 failures, registry answers ----
@@ -373,39 +378,21 @@ class PayloadLogLeakTest {
         path(
             "S3 412, then a stored object without a claim",
             s3,
-            b ->
-                b.s3(
-                    (m, p) ->
-                        m.equals("HEAD")
-                            ? ScriptedBackends.Answer.of(200, "")
-                            : ScriptedBackends.Answer.s3Error(
-                                412, "PreconditionFailed", p, Map.of())),
+            after412(200),
             "\"errorType\":\"InvalidRequest\"",
             "carries no offset range"));
     paths.add(
         path(
             "S3 412, then the object gone",
             s3,
-            b ->
-                b.s3(
-                    (m, p) ->
-                        m.equals("HEAD")
-                            ? ScriptedBackends.Answer.of(404, "")
-                            : ScriptedBackends.Answer.s3Error(
-                                412, "PreconditionFailed", p, Map.of())),
+            after412(404),
             "\"errorType\":\"ServerError\"",
             "was gone when its offset range was read"));
     paths.add(
         path(
             "S3 412, then HEAD denied",
             s3,
-            b ->
-                b.s3(
-                    (m, p) ->
-                        m.equals("HEAD")
-                            ? ScriptedBackends.Answer.of(403, "")
-                            : ScriptedBackends.Answer.s3Error(
-                                412, "PreconditionFailed", p, Map.of())),
+            after412(403),
             "\"errorType\":\"AccessDenied\"",
             "reading a stored object's offset range"));
     paths.add(
@@ -425,83 +412,62 @@ class PayloadLogLeakTest {
         registry(
             "Confluent schema, values that do not fit it",
             confluent(),
-            b ->
-                b.confluent(
-                    (m, p) -> ScriptedBackends.Answer.of(200, json(Map.of("schema", avro)))),
+            confluentSays(200, json(Map.of("schema", avro))),
             "but the registry schema declares"));
     paths.add(
         registry(
             "Confluent answer that is not JSON",
             confluent(),
-            b -> b.confluent((m, p) -> ScriptedBackends.Answer.of(200, c(34) + " " + c(35))),
+            confluentSays(200, c(34) + " " + c(35)),
             "SchemaRegistryException",
             "that is not a schema"));
     paths.add(
         registry(
             "Confluent answer without a schema",
             confluent(),
-            b ->
-                b.confluent(
-                    (m, p) -> ScriptedBackends.Answer.of(200, json(Map.of("message", c(36))))),
+            confluentSays(200, json(Map.of("message", c(36)))),
             "that is not a schema"));
     paths.add(
         registry(
             "Confluent Avro schema with a field without type",
             confluent(),
-            b ->
-                b.confluent(
-                    (m, p) ->
-                        ScriptedBackends.Answer.of(
-                            200,
-                            json(
-                                Map.of(
-                                    "schema",
-                                    "{\"type\":\"record\",\"name\":\"r\",\"fields\":"
-                                        + "[{\"name\":\"f\",\"doc\":\""
-                                        + c(37)
-                                        + "\"},{\"doc\":\""
-                                        + c(38)
-                                        + "\"}]}")))),
+            confluentSays(
+                200,
+                json(
+                    Map.of(
+                        "schema",
+                        "{\"type\":\"record\",\"name\":\"r\",\"fields\":"
+                            + "[{\"name\":\"f\",\"doc\":\""
+                            + c(37)
+                            + "\"},{\"doc\":\""
+                            + c(38)
+                            + "\"}]}"))),
             "cannot be read as AVRO"));
     paths.add(
         registry(
             "Confluent Avro schema that is not JSON",
             confluent(),
-            b ->
-                b.confluent(
-                    (m, p) ->
-                        ScriptedBackends.Answer.of(
-                            200, json(Map.of("schema", "{\"doc\": " + c(37) + "}")))),
+            confluentSays(200, json(Map.of("schema", "{\"doc\": " + c(37) + "}"))),
             "the Avro schema is not JSON"));
     paths.add(
         registry(
             "Confluent Protobuf schema with stray text",
             confluent(),
-            b ->
-                b.confluent(
-                    (m, p) ->
-                        ScriptedBackends.Answer.of(
-                            200,
-                            json(
-                                Map.of(
-                                    "schemaType",
-                                    "PROTOBUF",
-                                    "schema",
-                                    "syntax = \"proto3\"; \""
-                                        + c(37)
-                                        + "\" message M { string a = 1; }")))),
+            confluentSays(
+                200,
+                json(
+                    Map.of(
+                        "schemaType",
+                        "PROTOBUF",
+                        "schema",
+                        "syntax = \"proto3\"; \"" + c(37) + "\" message M { string a = 1; }"))),
             "cannot be read as PROTOBUF"));
     for (int status : new int[] {401, 404, 500}) {
       paths.add(
           registry(
               "Confluent HTTP " + status + " with a body of canaries",
               confluent(),
-              b ->
-                  b.confluent(
-                      (m, p) ->
-                          ScriptedBackends.Answer.of(
-                              status,
-                              json(Map.of("error_code", status, "message", c(38) + c(39))))),
+              confluentSays(status, json(Map.of("error_code", status, "message", c(38) + c(39)))),
               "SchemaRegistryException"));
     }
     paths.add(
@@ -537,6 +503,20 @@ class PayloadLogLeakTest {
       runs.add(Arguments.of(p, "debug"));
     }
     return runs.stream();
+  }
+
+  /** Every put meets an existing key (412); the HEAD that reads its claim answers {@code head}. */
+  private static Consumer<ScriptedBackends> after412(int head) {
+    return b ->
+        b.s3(
+            (m, p) ->
+                m.equals("HEAD")
+                    ? ScriptedBackends.Answer.of(head, "")
+                    : ScriptedBackends.Answer.s3Error(412, "PreconditionFailed", p, Map.of()));
+  }
+
+  private static Consumer<ScriptedBackends> confluentSays(int status, String body) {
+    return b -> b.confluent((m, p) -> ScriptedBackends.Answer.of(status, body));
   }
 
   private static InputPath registry(
@@ -658,16 +638,7 @@ class PayloadLogLeakTest {
       }
       everything = capture.withoutSdkDebug();
     }
-    StringBuilder reasons = new StringBuilder();
-    memory.objects.forEach(
-        (key, body) -> {
-          if (key.contains("/_errors/")) {
-            for (ObjectNode row : Archive.rows(key, body)) {
-              reasons.append("\nerror-object reason: ").append(row.path("reason").asText());
-            }
-          }
-        });
-    everything += reasons;
+    everything += errorReasons(memory);
 
     // Then the path was taken
     for (String expected : path.expect()) {

@@ -27,10 +27,6 @@ import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.glue.GlueClient;
 
 /**
@@ -85,14 +81,7 @@ class SnapshotCredentialsIT {
         moto.createSecret(
             "snapshot/registry",
             "{\"username\":\"" + REGISTRY_USER + "\",\"password\":\"" + REGISTRY_PASSWORD + "\"}");
-    try (GlueClient glue =
-        GlueClient.builder()
-            .endpointOverride(moto.endpoint())
-            .region(Region.of(MotoServer.REGION))
-            .credentialsProvider(
-                StaticCredentialsProvider.create(AwsBasicCredentials.create("admin", "admin")))
-            .httpClient(UrlConnectionHttpClient.create())
-            .build()) {
+    try (GlueClient glue = moto.glue()) {
       glueRegistry = glue.createRegistry(r -> r.registryName("orders")).registryArn();
       glueSchemaVersion =
           glue.createSchema(
