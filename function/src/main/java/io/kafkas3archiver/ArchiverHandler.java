@@ -83,7 +83,13 @@ public final class ArchiverHandler implements RequestStreamHandler {
 
   /** Any store (tests, local runs): no credentials to refresh and no preflight check. */
   public ArchiverHandler(ArchiverConfig config, ObjectStore store, Clock clock) {
-    this(config, new Wiring(store, Optional.empty(), Optional.empty(), clock, System::getenv));
+    this(config, store, clock, System::getenv);
+  }
+
+  /** The same, with {@code env} for the registry's and table writer's endpoints and keys. */
+  public ArchiverHandler(
+      ArchiverConfig config, ObjectStore store, Clock clock, Function<String, String> env) {
+    this(config, new Wiring(store, Optional.empty(), Optional.empty(), clock, env));
   }
 
   private ArchiverHandler(ArchiverConfig config, Wiring wiring) {
@@ -100,7 +106,7 @@ public final class ArchiverHandler implements RequestStreamHandler {
                 config, wiring.store(), clock, SchemaRegistryClients.catalog(config, wiring.env()));
     this.preflight = wiring.preflight();
     this.credentials = wiring.credentials();
-    this.log = new InvocationLog(System.out, config.title(), config.logLevel());
+    this.log = new InvocationLog(System.out, config.title(), config.logLevel(), config::shownKey);
     boolean timeField = config.timeField().isPresent();
     this.metrics =
         new EmfMetrics(

@@ -241,7 +241,7 @@ public final class Pipeline implements BatchArchiver {
         "the error object s3://"
             + config.bucketName()
             + "/"
-            + key
+            + config.shownKey(key)
             + " of offsets "
             + stored.first()
             + "-"
@@ -293,7 +293,7 @@ public final class Pipeline implements BatchArchiver {
           "s3://"
               + config.bucketName()
               + "/"
-              + key
+              + config.shownKey(key)
               + " existed when it was written and was gone when its offset range was read; the"
               + " batch will be retried",
           1,
@@ -307,7 +307,7 @@ public final class Pipeline implements BatchArchiver {
                     "s3://"
                         + config.bucketName()
                         + "/"
-                        + key
+                        + config.shownKey(key)
                         + " exists but carries no offset range (x-amz-meta-"
                         + Claim.OFFSETS
                         + "), so it was not written by this version of the archiver; move it"

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * single Hadoop class, carries only Linux natives, and reports the first-batch time that README
  * quotes (written to {@code target/first-batch-timing.txt}; a benchmark, not a timed assertion).
  */
-class ShadedJarIT {
+public class ShadedJarIT {
   private static final Path JAR = Path.of("target/kafka-s3-archiver.jar");
   private static final Path TEST_CLASSES = Path.of("target/test-classes");
   // One run encodes a few thousand records; a JVM that takes longer than this is stuck.
@@ -68,6 +68,30 @@ class ShadedJarIT {
         .noneMatch(e -> e.startsWith("io/kafkas3archiver/iceberg/"))
         .noneMatch(e -> e.startsWith("software/amazon/awssdk/services/glue/"))
         .noneMatch(e -> e.equals("META-INF/services/io.kafkas3archiver.table.TableWriterProvider"));
+  }
+
+  /**
+   * No SLF4J binding ships, so the SDK's DEBUG lines (which quote request paths, so object keys,
+   * and its signers' canonical requests) can never reach the function's log; PayloadLogLeakTest and
+   * CredentialsIT rely on it.
+   */
+  public static void assertNoSlf4jBinding(List<String> entries) {
+    assertThat(entries)
+        .contains("org/slf4j/LoggerFactory.class")
+        .noneMatch(e -> e.equals("META-INF/services/org.slf4j.spi.SLF4JServiceProvider"))
+        .noneMatch(e -> e.equals("org/slf4j/impl/StaticLoggerBinder.class"))
+        .noneMatch(e -> e.startsWith("ch/qos/logback/"))
+        .noneMatch(e -> e.startsWith("org/slf4j/simple/"))
+        .noneMatch(e -> e.startsWith("org/apache/logging/slf4j/"));
+  }
+
+  @Test
+  void shouldShipNoSlf4jBinding() throws IOException {
+    List<String> entries = new ArrayList<>();
+    try (ZipFile zip = new ZipFile(JAR.toFile())) {
+      Collections.list(zip.entries()).stream().map(ZipEntry::getName).forEach(entries::add);
+    }
+    assertNoSlf4jBinding(entries);
   }
 
   @Test

@@ -7,6 +7,7 @@ import io.kafkas3archiver.group.InvalidKeyTemplateException;
 import io.kafkas3archiver.group.ObjectKeyTemplate;
 import io.kafkas3archiver.group.PartitionTime;
 import io.kafkas3archiver.group.TimeField;
+import io.kafkas3archiver.schema.ConfluentRegistry;
 import java.net.URI;
 import java.time.DateTimeException;
 import java.time.ZoneId;
@@ -60,6 +61,15 @@ public record ArchiverConfig(
   private static final Pattern ACCOUNT_ID = Pattern.compile("\\d{12}");
   private static final Pattern GLUE_REGISTRY =
       Pattern.compile("arn:aws[a-z-]*:glue:[a-z0-9-]+:\\d{12}:registry/[A-Za-z0-9_$#.-]+");
+
+  /**
+   * An object key as this function's log lines and error messages show it (DESIGN §6): segments
+   * that a {@code KEY_TEMPLATE} fills from record content are payload, masked ({@code region=…})
+   * unless {@code LOG_LEVEL=debug}, where the full key is shown.
+   */
+  public String shownKey(String key) {
+    return logLevel.allows(LogLevel.DEBUG) ? key : keyTemplate.masked(key);
+  }
 
   public static ArchiverConfig fromEnv(Map<String, String> env) {
     return fromEnv(env::get);
@@ -217,19 +227,8 @@ public record ArchiverConfig(
               + " legal values: REPORT_BATCH_ITEM_FAILURES=true");
     }
     Optional<String> registryUri = env.optional(Setting.SCHEMA_REGISTRY_URI);
-    registryUri.ifPresent(
-        uri -> {
-          if (!GLUE_REGISTRY.matcher(uri).matches()
-              && !uri.startsWith("http://")
-              && !uri.startsWith("https://")) {
-            throw Env.invalid(
-                Setting.SCHEMA_REGISTRY_URI,
-                uri,
-                "a Glue registry ARN such as arn:aws:glue:us-east-1:123456789012:registry/orders,"
-                    + " or a Confluent registry URL such as https://registry.example.com:8081");
-          }
-        });
     Optional<String> registrySecret = env.optional(Setting.SCHEMA_REGISTRY_SECRET_ARN);
+    registryUri.ifPresent(uri -> registry(uri, registrySecret.isPresent()));
     if (registrySecret.isPresent()
         && registryUri.map(GLUE_REGISTRY::matcher).map(m -> m.matches()).orElse(true)) {
       throw new ConfigException(
@@ -353,12 +352,51 @@ public record ArchiverConfig(
   }
 
   private static URI endpoint(String raw) {
-    return HttpUrl.parse(raw)
-        .orElseThrow(
-            () ->
-                Env.invalid(
-                    Setting.AWS_ENDPOINT_URL_S3,
-                    raw,
-                    "an http:// or https:// URL such as http://127.0.0.1:9000"));
+    URI uri =
+        HttpUrl.parse(raw)
+            .orElseThrow(
+                () ->
+                    Env.invalid(
+                        Setting.AWS_ENDPOINT_URL_S3,
+                        HttpUrl.redacted(raw),
+                        "an http:// or https:// URL such as http://127.0.0.1:9000"));
+    return HttpUrl.withoutUserInfo(
+        Setting.AWS_ENDPOINT_URL_S3.name(),
+        uri,
+        "S3's keys come from the execution role, CREDENTIALS_SECRET_ARN or ROLE_ARN");
+  }
+
+  /**
+   * A Glue registry ARN, or a Confluent URL: http(s) with a host and no user-info, and https when
+   * it gets credentials ({@code SCHEMA_REGISTRY_SECRET_ARN}), or the password would cross the
+   * network in clear text. Messages never echo user-info.
+   */
+  private static void registry(String uri, boolean withCredentials) {
+    if (GLUE_REGISTRY.matcher(uri).matches()) {
+      return;
+    }
+    Optional<URI> url = HttpUrl.parse(uri);
+    if (url.isEmpty()) {
+      throw Env.invalid(
+          Setting.SCHEMA_REGISTRY_URI,
+          HttpUrl.redacted(uri),
+          "a Glue registry ARN such as arn:aws:glue:us-east-1:123456789012:registry/orders,"
+              + " or a Confluent registry URL such as https://registry.example.com:8081");
+    }
+    HttpUrl.withoutUserInfo(
+        Setting.SCHEMA_REGISTRY_URI.name(),
+        url.get(),
+        "store {\"username\": \"...\", \"password\": \"...\"} in Secrets Manager and set"
+            + " SCHEMA_REGISTRY_SECRET_ARN to it");
+    if (withCredentials && !ConfluentRegistry.sendsCredentialsSafely(url.get())) {
+      throw new ConfigException(
+          "SCHEMA_REGISTRY_URI='"
+              + uri
+              + "' is plain http, but SCHEMA_REGISTRY_SECRET_ARN gives it basic-auth credentials:"
+              + " the registry password would cross the network in clear text, readable on every"
+              + " hop; legal values with SCHEMA_REGISTRY_SECRET_ARN: the registry's https:// URL"
+              + " (plain http only to a loopback address such as http://127.0.0.1:8081), or unset"
+              + " SCHEMA_REGISTRY_SECRET_ARN for a registry without authentication");
+    }
   }
 }

@@ -186,7 +186,8 @@ public enum Setting {
       null,
       "unset = inferred",
       "a Glue registry ARN (arn:aws:glue:REGION:ACCOUNT:registry/NAME) or a Confluent registry's"
-          + " http(s) URL",
+          + " http(s) URL without user-info; https with `SCHEMA_REGISTRY_SECRET_ARN` (http only to"
+          + " a loopback address)",
       "The schema registry of the mapping's `SchemaRegistryConfig`: with `OUTPUT_FORMAT=parquet`,"
           + " the registry schema of records with `valueSchemaMetadata` gives the column types. See"
           + " [schema registry](schema-registry.md)."),
@@ -196,7 +197,8 @@ public enum Setting {
       "unset",
       "a Secrets Manager secret ARN holding {\"username\",\"password\"}; needs a Confluent"
           + " `SCHEMA_REGISTRY_URI`",
-      "Basic-auth credentials for a Confluent registry, the mapping's `BASIC_AUTH` secret."),
+      "Basic-auth credentials for a Confluent registry, the mapping's `BASIC_AUTH` secret; read"
+          + " on the registry's first call, never before the SnapStart snapshot."),
 
   // OUTPUT_FORMAT=iceberg only: parsed and validated by the iceberg jar's IcebergSettings (which
   // the plain jar does not carry); declared here so the infrastructure must set each of them.

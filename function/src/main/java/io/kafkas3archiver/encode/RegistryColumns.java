@@ -1,9 +1,11 @@
 package io.kafkas3archiver.encode;
 
+import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kafkas3archiver.decode.ParseProblem;
 import io.kafkas3archiver.schema.FieldType;
 import io.kafkas3archiver.schema.FieldType.Column;
 import io.kafkas3archiver.schema.FieldType.Scalar;
@@ -166,7 +168,9 @@ final class RegistryColumns {
     try {
       root = MAPPER.readTree(value);
     } catch (IOException e) {
-      throw new Mismatch("the value is not JSON: " + e.getMessage());
+      throw new Mismatch(
+          "the value is not JSON: "
+              + (e instanceof JacksonException j ? ParseProblem.describe(j) : "unreadable"));
     }
     if (!(root instanceof ObjectNode object)) {
       throw new Mismatch("the value is not a JSON object");
@@ -359,13 +363,22 @@ final class RegistryColumns {
     return Binary.fromConstantByteArray(bytes);
   }
 
+  /** Names the field and both types, never the value (DESIGN §6: reasons reach log lines). */
   private static Mismatch mismatch(String path, JsonNode v, String want) {
-    String shown = v.toString();
-    if (shown.length() > 40) {
-      shown = shown.substring(0, 40) + "...";
-    }
     return new Mismatch(
-        "field '" + path + "' is " + shown + ", but the registry schema declares " + want);
+        "field '" + path + "' is " + kind(v) + ", but the registry schema declares " + want);
+  }
+
+  private static String kind(JsonNode v) {
+    return switch (v.getNodeType()) {
+      case STRING -> "a string";
+      case NUMBER -> v.isIntegralNumber() ? "an integer" : "a number with a fraction or exponent";
+      case BOOLEAN -> "a boolean";
+      case OBJECT, POJO -> "an object";
+      case ARRAY -> "an array";
+      case BINARY -> "binary";
+      case NULL, MISSING -> "null";
+    };
   }
 
   // ---- writing ----

@@ -71,6 +71,7 @@ public final class ObjectKeyTemplate {
   private final String keyPrefix;
   private final String pipelineName;
   private final String suffix;
+  private final KeyMask mask;
 
   private ObjectKeyTemplate(
       String source, String keyPrefix, String pipelineName, Format format, Compression c) {
@@ -84,6 +85,39 @@ public final class ObjectKeyTemplate {
     this.keyPrefix = keyPrefix;
     this.pipelineName = pipelineName;
     this.suffix = "." + format.extension() + (format.compressesItself() ? "" : c.suffix());
+    this.mask = new KeyMask(tokens(parts), suffix, tokens(errorParts), ".ndjson");
+  }
+
+  /** The parts as the mask sees them: what is known now, and the pattern of what varies. */
+  private List<KeyMask.Token> tokens(List<Part> of) {
+    List<KeyMask.Token> tokens = new ArrayList<>();
+    for (Part part : of) {
+      tokens.add(
+          switch (part) {
+            case Literal l -> new KeyMask.Fixed(l.text());
+            case FieldVar f -> new KeyMask.Varying(KeyMask.ESCAPED, true);
+            case Var v ->
+                switch (v.variable()) {
+                  case KEY_PREFIX -> new KeyMask.Fixed(keyPrefix);
+                  case PIPELINE_NAME -> new KeyMask.Fixed(escape(pipelineName));
+                  case OBJECT_NAME -> new KeyMask.Varying(KeyMask.ESCAPED, false);
+                  case JOB_ID -> new KeyMask.Varying("[0-9a-f-]{36}", false);
+                  case DATE -> new KeyMask.Varying(KeyMask.NUMBER + "-[0-9]+-[0-9]+", false);
+                  case YEAR, MONTH, DAY, HOUR, PARTITION, START_OFFSET ->
+                      new KeyMask.Varying(KeyMask.NUMBER, false);
+                };
+          });
+    }
+    return tokens;
+  }
+
+  /**
+   * A key of this template as logs and error messages show it: its record-content segments masked
+   * ({@code region=…}), everything else as is (DESIGN §6). Keys of a template without record
+   * variables hold no record content and come back unchanged.
+   */
+  public String masked(String key) {
+    return mask.mask(key);
   }
 
   /**

@@ -7,22 +7,33 @@ import io.kafkas3archiver.decode.RejectedRecord;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.function.UnaryOperator;
 
 /**
  * One structured JSON line per invocation, to stdout (CloudWatch Logs in Lambda): counts, bytes
  * before and after compression, keys, duration, batch age and retries; for failures a stable {@code
  * errorType} with the advice text. At DEBUG, one more line per object written. Messages come from
- * the classifier and never hold credentials.
+ * the classifier and never hold credentials. Keys are shown through {@code shownKey}, which masks
+ * the segments a key template fills from record content (DESIGN §6); the DEBUG lines, written only
+ * at {@code LOG_LEVEL=debug}, carry the full key.
  */
 public final class InvocationLog {
   private final PrintStream out;
   private final String title;
   private final LogLevel threshold;
+  private final UnaryOperator<String> shownKey;
 
+  /** For keys that hold no record content. */
   public InvocationLog(PrintStream out, String title, LogLevel threshold) {
+    this(out, title, threshold, UnaryOperator.identity());
+  }
+
+  public InvocationLog(
+      PrintStream out, String title, LogLevel threshold, UnaryOperator<String> shownKey) {
     this.out = out;
     this.title = title;
     this.threshold = threshold;
+    this.shownKey = shownKey;
   }
 
   public void batch(
@@ -90,7 +101,7 @@ public final class InvocationLog {
           }
           g.writeArrayFieldStart("keys");
           for (WrittenObject w : o.objects()) {
-            g.writeString(w.key());
+            g.writeString(shownKey.apply(w.key()));
           }
           g.writeEndArray();
           if (!o.succeeded()) {

@@ -1,7 +1,9 @@
 package io.kafkas3archiver.schema;
 
+import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kafkas3archiver.decode.ParseProblem;
 import io.kafkas3archiver.schema.FieldType.Column;
 import io.kafkas3archiver.schema.FieldType.Scalar;
 import java.io.IOException;
@@ -34,7 +36,10 @@ public final class AvroSchemas {
     try {
       root = MAPPER.readTree(schemaJson);
     } catch (IOException e) {
-      throw new IllegalArgumentException("the Avro schema is not JSON: " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "the Avro schema is not JSON: "
+              + (e instanceof JacksonException j ? ParseProblem.describe(j) : "unreadable"));
+      // Not chained: the parser's message quotes the schema text, and the runtime prints causes.
     }
     if (root == null) {
       throw new IllegalArgumentException("the Avro schema is empty");
@@ -67,7 +72,10 @@ public final class AvroSchemas {
     }
     JsonNode typeNode = node.get("type");
     if (typeNode == null) {
-      throw new IllegalArgumentException("an Avro schema object has no \"type\": " + node);
+      throw new IllegalArgumentException(
+          "an Avro schema object"
+              + (node.path("name").isTextual() ? " named '" + node.get("name").asText() + "'" : "")
+              + " has no \"type\"");
     }
     String logical = node.path("logicalType").asText("");
     FieldType logicalType = logical(logical, node);
@@ -91,7 +99,10 @@ public final class AvroSchemas {
         int scale = node.path("scale").asInt(0);
         if (precision < 1 || scale < 0 || scale > precision) {
           throw new IllegalArgumentException(
-              "a decimal needs 1 <= precision and 0 <= scale <= precision: " + node);
+              "a decimal needs 1 <= precision and 0 <= scale <= precision, not precision "
+                  + precision
+                  + " and scale "
+                  + scale);
         }
         // Parquet readers (Athena, Spark) hold at most 38 digits; wider decimals stay text.
         yield precision > 38 ? Scalar.STRING : new FieldType.Decimal(precision, scale);
@@ -112,10 +123,18 @@ public final class AvroSchemas {
     // Until its fields are read, a reference to the record from inside itself is JSON text.
     register(fullName, new FieldType.Json());
     List<Column> columns = new ArrayList<>();
+    int index = 0;
     for (JsonNode field : node.path("fields")) {
+      index++;
       String name = field.path("name").asText();
       if (name.isEmpty() || !field.has("type")) {
-        throw new IllegalArgumentException("an Avro record field has no name or type: " + field);
+        throw new IllegalArgumentException(
+            "field "
+                + index
+                + " of the Avro record '"
+                + fullName
+                + "' has no "
+                + (name.isEmpty() ? "name" : "type"));
       }
       columns.add(new Column(name, name, type(field.get("type"), ns)));
     }

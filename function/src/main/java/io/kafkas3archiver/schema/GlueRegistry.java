@@ -85,7 +85,6 @@ public final class GlueRegistry implements SchemaRegistry {
     // JSON protocol errors: {"__type": "...#EntityNotFoundException", "Message": "..."}.
     String type = answer.path("__type").asText("");
     type = type.substring(type.indexOf('#') + 1);
-    String message = answer.path("Message").asText(answer.path("message").asText(""));
     if (type.equals("EntityNotFoundException")) {
       throw SchemaRegistries.notFound(this, schemaId);
     }
@@ -104,17 +103,15 @@ public final class GlueRegistry implements SchemaRegistry {
     if (status >= 500 || status == 429 || type.contains("Throttling")) {
       throw SchemaRegistries.unreachable(this, schemaId, "HTTP " + status + " " + type, null);
     }
+    // Glue's own message is left out: it may quote what the registry holds.
     throw new SchemaRegistryException(
         describe()
             + " refused GetSchemaVersion for "
             + schemaId
             + " (HTTP "
             + status
-            + " "
-            + type
-            + ": "
-            + message
-            + ")",
+            + (type.isEmpty() ? "" : " " + type)
+            + "); check SCHEMA_REGISTRY_URI and that the schema version exists in that registry",
         false,
         null);
   }

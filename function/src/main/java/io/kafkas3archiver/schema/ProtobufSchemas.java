@@ -73,7 +73,9 @@ public final class ProtobufSchemas {
           skipBlock();
         }
         case ";" -> {}
-        default -> throw new IllegalArgumentException("unexpected '" + t + "' in the .proto");
+        default ->
+            throw new IllegalArgumentException(
+                "unexpected " + kind(t) + " at token " + at + " of the .proto");
       }
     }
     return first;
@@ -225,8 +227,26 @@ public final class ProtobufSchemas {
   private void expect(String t) {
     String got = next();
     if (!got.equals(t)) {
-      throw new IllegalArgumentException("expected '" + t + "' but found '" + got + "'");
+      throw new IllegalArgumentException(
+          "expected '" + t + "' but found " + kind(got) + " at token " + at + " of the .proto");
     }
+  }
+
+  /**
+   * What a token is, without its text (which may be a string or an option value of the schema's
+   * author): punctuation is shown, anything else by its kind.
+   */
+  private static String kind(String token) {
+    if (token.length() == 1 && "{}[]()<>;=,.".contains(token)) {
+      return "'" + token + "'";
+    }
+    if (token.startsWith("\"") || token.startsWith("'")) {
+      return "a string";
+    }
+    if (!token.isEmpty() && (Character.isDigit(token.charAt(0)) || token.charAt(0) == '-')) {
+      return "a number";
+    }
+    return "a name";
   }
 
   /** Up to and including the next ';' at this nesting level (skips [options] and {...}). */

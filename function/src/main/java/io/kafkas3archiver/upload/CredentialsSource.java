@@ -26,10 +26,12 @@ import software.amazon.awssdk.utils.SdkAutoCloseable;
  * default), static access keys in Secrets Manager ({@code CREDENTIALS_SECRET_ARN}), or a role
  * assumed through STS ({@code ROLE_ARN} + {@code EXTERNAL_ID}) on top of either.
  *
- * <p>Built once at init without fetching anything: credentials resolve on the first signed request.
- * SnapStart priming signs one ({@code S3ObjectStore.prime}), so it resolves them too, before the
- * snapshot. Static keys are then cached, and re-read at most once per invocation after S3 rejects
- * them; an assumed role's session is refreshed before it expires. Nothing here ever prints a key.
+ * <p>Built once at init without fetching anything: credentials resolve on the first signed request
+ * of an invocation, after the SnapStart restore. Priming's request ({@code S3ObjectStore.prime}) is
+ * signed with placeholder keys, so no secret or session is ever in a snapshot ({@code
+ * SnapshotCredentialsIT}). Static keys are then cached, and re-read at most once per invocation
+ * after S3 rejects them; an assumed role's session is refreshed before it expires. Nothing here
+ * ever prints a key.
  */
 public sealed interface CredentialsSource {
 

@@ -1,11 +1,15 @@
 package io.kafkas3archiver.upload;
 
 import io.kafkas3archiver.upload.ErrorClassifier.Operation;
+import java.util.function.UnaryOperator;
+import software.amazon.awssdk.utils.http.SdkHttpUtils;
 
 /**
  * The words of each failure {@link ErrorClassifier} sorts: the cause and the fix (the seeds'
  * troubleshooting advice). Messages name the missing permission, the setting to verify and the
- * number of attempts; they never include credentials.
+ * number of attempts; they never include credentials. Keys are quoted through {@code shownKey},
+ * which masks the segments a key template fills from record content (DESIGN §6), and so is any text
+ * of S3's that quotes the key.
  */
 final class ErrorAdvice {
   private final String bucket;
@@ -13,19 +17,45 @@ final class ErrorAdvice {
   private final String endpoint;
   private final String keyPrefix;
   private final String rejectedKeysAdvice;
+  private final UnaryOperator<String> shownKey;
 
   ErrorAdvice(
-      String bucket, String region, String endpoint, String keyPrefix, String rejectedKeysAdvice) {
+      String bucket,
+      String region,
+      String endpoint,
+      String keyPrefix,
+      String rejectedKeysAdvice,
+      UnaryOperator<String> shownKey) {
     this.bucket = bucket;
     this.region = region;
     this.endpoint = endpoint;
     this.keyPrefix = keyPrefix;
     this.rejectedKeysAdvice = rejectedKeysAdvice;
+    this.shownKey = shownKey;
+  }
+
+  /** Whether a message about this key must not quote it whole. */
+  boolean masks(String key) {
+    return key != null && !shownKey.apply(key).equals(key);
+  }
+
+  /** {@code text} with the key, as is or as it travels in a URL path, in its shown form. */
+  String scrub(String text, String key) {
+    if (text == null || !masks(key)) {
+      return text;
+    }
+    String shown = shownKey.apply(key);
+    return text.replace(key, shown).replace(SdkHttpUtils.urlEncodeIgnoreSlashes(key), shown);
   }
 
   /** A failed S3 call of type {@code type}; {@code key} is null for bucket-level calls. */
   String forS3(ErrorType type, Operation op, Throwable failure, String key, String tries) {
-    String target = key == null ? "bucket '" + bucket + "'" : "s3://" + bucket + "/" + key;
+    return scrub(words(type, op, failure, key, tries), key);
+  }
+
+  private String words(ErrorType type, Operation op, Throwable failure, String key, String tries) {
+    String target =
+        key == null ? "bucket '" + bucket + "'" : "s3://" + bucket + "/" + shownKey.apply(key);
     return switch (type) {
       case ACCESS_DENIED -> accessDenied(op, target, key, tries);
       case INVALID_CREDENTIALS ->
@@ -110,7 +140,7 @@ final class ErrorAdvice {
     return "The upload of s3://"
         + bucket
         + "/"
-        + key
+        + shownKey.apply(key)
         + " ran out of time before the Lambda deadline ("
         + attempts
         + " attempts made). Raise the function's timeout or memory, or lower the"

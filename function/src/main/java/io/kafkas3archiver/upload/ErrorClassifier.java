@@ -2,6 +2,7 @@ package io.kafkas3archiver.upload;
 
 import java.net.SocketTimeoutException;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
@@ -42,16 +43,15 @@ public final class ErrorClassifier {
     }
   }
 
+  /** What to check when S3 rejects keys whose source is not known here. */
+  static final String REJECTED_KEYS_ADVICE =
+      "Check the keys stored in CREDENTIALS_SECRET_ARN (after a rotation, update the secret: it is"
+          + " re-read once per invocation after a rejection), or the role the function runs as";
+
   private final ErrorAdvice advice;
 
   public ErrorClassifier(String bucket, String region, String endpoint, String keyPrefix) {
-    this(
-        bucket,
-        region,
-        endpoint,
-        keyPrefix,
-        "Check the keys stored in CREDENTIALS_SECRET_ARN (after a rotation, update the secret: it is"
-            + " re-read once per invocation after a rejection), or the role the function runs as");
+    this(bucket, region, endpoint, keyPrefix, REJECTED_KEYS_ADVICE);
   }
 
   /**
@@ -60,7 +60,23 @@ public final class ErrorClassifier {
    */
   public ErrorClassifier(
       String bucket, String region, String endpoint, String keyPrefix, String rejectedKeysAdvice) {
-    this.advice = new ErrorAdvice(bucket, region, endpoint, keyPrefix, rejectedKeysAdvice);
+    this(bucket, region, endpoint, keyPrefix, rejectedKeysAdvice, UnaryOperator.identity());
+  }
+
+  /**
+   * With {@code shownKey}, how messages show a key ({@code ArchiverConfig.shownKey}: record content
+   * masked). A failure whose own text would quote a masked key is carried as a {@link
+   * ScrubbedFailure}, so the exception chain the runtime prints holds the shown key only.
+   */
+  public ErrorClassifier(
+      String bucket,
+      String region,
+      String endpoint,
+      String keyPrefix,
+      String rejectedKeysAdvice,
+      UnaryOperator<String> shownKey) {
+    this.advice =
+        new ErrorAdvice(bucket, region, endpoint, keyPrefix, rejectedKeysAdvice, shownKey);
   }
 
   /** A failed PutObject of {@code key}. */
@@ -79,7 +95,9 @@ public final class ErrorClassifier {
     }
     ErrorType type = type(failure);
     String message = advice.forS3(type, op, failure, key, tries);
-    return new UploadException(type, message, attempts, failure);
+    Throwable cause =
+        advice.masks(key) ? ScrubbedFailure.of(failure, text -> advice.scrub(text, key)) : failure;
+    return new UploadException(type, message, attempts, cause);
   }
 
   /** The deadline came before an upload could succeed. */

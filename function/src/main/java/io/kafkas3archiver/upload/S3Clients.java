@@ -1,6 +1,7 @@
 package io.kafkas3archiver.upload;
 
 import io.kafkas3archiver.config.ArchiverConfig;
+import io.kafkas3archiver.config.HttpUrl;
 import java.time.Duration;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
@@ -62,11 +63,11 @@ public final class S3Clients {
     return builder.build();
   }
 
-  /** The endpoint S3 calls go to, for error messages. */
+  /** The endpoint S3 calls go to, for error messages (never with user-info). */
   public static String endpointName(ArchiverConfig config) {
     return config
         .endpoint()
-        .map(Object::toString)
+        .map(HttpUrl::redacted)
         .orElse("https://s3." + config.bucketRegion() + ".amazonaws.com");
   }
 }

@@ -77,7 +77,8 @@ public final class S3ObjectStore implements ObjectStore {
             config.bucketRegion(),
             S3Clients.endpointName(config),
             config.keyPrefix(),
-            credentials.rejectionAdvice());
+            credentials.rejectionAdvice(),
+            config::shownKey);
     return new S3ObjectStore(
         S3Clients.build(config, credentials.provider()), config, classifier, credentials);
   }
@@ -88,7 +89,9 @@ public final class S3ObjectStore implements ObjectStore {
         config.bucketName(),
         config.bucketRegion(),
         S3Clients.endpointName(config),
-        config.keyPrefix());
+        config.keyPrefix(),
+        ErrorClassifier.REJECTED_KEYS_ADVICE,
+        config::shownKey);
   }
 
   /** The client this store writes with (shared with the preflight check). */

@@ -1,6 +1,7 @@
 package io.kafkas3archiver.upload;
 
 import io.kafkas3archiver.config.ConfigException;
+import io.kafkas3archiver.config.HttpUrl;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Optional;
@@ -72,10 +73,10 @@ public final class ServiceClients {
         .orElse(URI.create("https://glue." + region + ".amazonaws.com"));
   }
 
-  /** Where a service's calls go, for error messages. */
+  /** Where a service's calls go, for error messages (never with user-info). */
   public String endpointName(String variable, String service, String region) {
     return endpoint(variable)
-        .map(URI::toString)
+        .map(HttpUrl::redacted)
         .orElse("https://" + service + "." + region + ".amazonaws.com");
   }
 
@@ -98,7 +99,7 @@ public final class ServiceClients {
     throw new ConfigException(
         variable
             + "='"
-            + raw
+            + HttpUrl.redacted(raw)
             + "' is not valid; legal values: an http:// or https:// URL such as"
             + " http://127.0.0.1:5000");
   }

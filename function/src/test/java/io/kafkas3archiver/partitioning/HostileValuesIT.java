@@ -2,11 +2,14 @@ package io.kafkas3archiver.partitioning;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kafkas3archiver.testing.DuckDb;
 import io.kafkas3archiver.testing.EventBuilder;
 import io.kafkas3archiver.testing.Harness;
 import io.kafkas3archiver.testing.ObjectBodies;
 import io.kafkas3archiver.testing.S3ProxyServer;
+import io.kafkas3archiver.testing.StdoutCapture;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,10 +24,12 @@ import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * Values chosen to break keys, in a value field, a header and the key at once: none adds a path
- * segment, forms a {@code .} or {@code ..} segment, leaves the S3-safe characters, or takes a key
- * past 1024 bytes; every record is still written once; and an independent reader (DuckDB's Hive
- * partitioning) reads the ASCII ones back as they were sent.
+ * Values chosen to break keys, in a value field, a header and the key at once ({@code ../}, {@code
+ * %2e%2e}, the look-alike slashes U+2215 and U+FF0F, NUL, CR/LF, a right-to-left override, 5,000
+ * bytes): none adds a path segment, forms a {@code .} or {@code ..} segment, leaves the S3-safe
+ * characters, or takes a key past 1024 bytes; every record is still written once; an independent
+ * reader (DuckDB's Hive partitioning) reads the ASCII ones back as they were sent; and the log line
+ * shows each key with its record-content segments masked (DESIGN §6).
  */
 class HostileValuesIT {
   private static final String TEMPLATE =
@@ -38,12 +43,18 @@ class HostileValuesIT {
           "..",
           ".",
           "../../../etc/passwd",
+          "%2e%2e",
+          "%2e%2e%2f%2e%2e%2fetc",
+          "..\u2215..\u2215etc", // DIVISION SLASH
+          "..\uFF0F..\uFF0Fetc", // FULLWIDTH SOLIDUS
+          "\u202Eevil\u202C.exe", // RIGHT-TO-LEFT OVERRIDE
           "/leading",
           "a=b/c=d",
           "100%",
           "%2F",
           "ctl\u0000\u0001\u001f\u007f\n\r\t",
           "x".repeat(2048),
+          "y".repeat(5_000),
           "\u00e9".repeat(1024), // 2 KB of two-byte characters
           "\uD83D\uDE00 emoji \uD83C\uDDEE\uD83C\uDDF3",
           "\uD83D\uDE00".repeat(600),
@@ -89,14 +100,20 @@ class HostileValuesIT {
       sent.put(offset, hostile);
       offset++;
     }
-    var handler =
+    Harness harness =
         Harness.against(server.endpoint().toString(), "hostile")
             .with("KEY_TEMPLATE", TEMPLATE)
             .with("REPORT_BATCH_ITEM_FAILURES", "true")
-            .with("MAX_FOLDERS_PER_PARTITION", "1000")
-            .handler();
+            .with("MAX_FOLDERS_PER_PARTITION", "1000");
+    Harness.Invocation handler;
 
-    String response = handler.invoke(event.stream());
+    String response;
+    List<String> printed;
+    try (StdoutCapture stdout = new StdoutCapture()) {
+      handler = harness.handler(); // built here: its log line goes to the captured stdout
+      response = handler.invoke(event.stream());
+      printed = stdout.lines();
+    }
 
     assertThat(response).isEqualTo("{\"batchItemFailures\":[]}");
     List<String> keys = handler.store().keys();
@@ -109,6 +126,25 @@ class HostileValuesIT {
       assertThat(segments[3]).startsWith("tenant=");
       assertThat(segments[4]).startsWith("k=");
     }
+
+    // The log line lists every key, its record-content segments masked
+    JsonNode line =
+        new ObjectMapper()
+            .readTree(
+                printed.stream()
+                    .filter(l -> l.contains("\"batch archived\""))
+                    .findFirst()
+                    .orElseThrow());
+    List<String> logged = new ArrayList<>();
+    line.get("keys").forEach(k -> logged.add(k.asText()));
+    assertThat(logged)
+        .hasSize(keys.size())
+        .allSatisfy(
+            k ->
+                assertThat(k)
+                    .matches(
+                        "condense/orders/region=\u2026/tenant=\u2026/k=\u2026/year=2026/month=07/day=13"
+                            + "/hour=\\d\\d/[0-9a-f-]{36}\\.ndjson"));
 
     // Read back: every record once, each under the values it was sent with.
     for (String key : keys) {

@@ -21,10 +21,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.glue.GlueClient;
 
 /**
@@ -43,14 +39,7 @@ class GlueSchemaRegistryIT {
   @BeforeAll
   static void start() throws Exception {
     moto = MotoServer.start();
-    try (GlueClient glue =
-        GlueClient.builder()
-            .endpointOverride(moto.endpoint())
-            .region(Region.of(MotoServer.REGION))
-            .credentialsProvider(
-                StaticCredentialsProvider.create(AwsBasicCredentials.create("admin", "admin")))
-            .httpClient(UrlConnectionHttpClient.create())
-            .build()) {
+    try (GlueClient glue = moto.glue()) {
       registryArn = glue.createRegistry(r -> r.registryName("orders")).registryArn();
       versionId =
           glue.createSchema(

@@ -16,8 +16,11 @@ import java.util.List;
 import java.util.Map;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.client.builder.AwsClientBuilder;
+import software.amazon.awssdk.awscore.client.builder.AwsSyncClientBuilder;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.glue.GlueClient;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
 
@@ -126,20 +129,23 @@ public final class MotoServer implements AutoCloseable {
   }
 
   public SecretsManagerClient secretsManager() {
-    return SecretsManagerClient.builder()
-        .endpointOverride(endpoint())
-        .region(Region.of(REGION))
-        .credentialsProvider(
-            StaticCredentialsProvider.create(AwsBasicCredentials.create("admin", "admin")))
-        .httpClient(UrlConnectionHttpClient.create())
-        .build();
+    return client(SecretsManagerClient.builder());
   }
 
   public S3Client s3() {
-    return S3Client.builder()
+    return client(S3Client.builder().forcePathStyle(true));
+  }
+
+  /** A Glue client on moto, for registries, schemas and databases. */
+  public GlueClient glue() {
+    return client(GlueClient.builder());
+  }
+
+  /** A client of moto with its admin keys (moto accepts any). */
+  private <B extends AwsClientBuilder<B, C> & AwsSyncClientBuilder<B, C>, C> C client(B builder) {
+    return builder
         .endpointOverride(endpoint())
         .region(Region.of(REGION))
-        .forcePathStyle(true)
         .credentialsProvider(
             StaticCredentialsProvider.create(AwsBasicCredentials.create("admin", "admin")))
         .httpClient(UrlConnectionHttpClient.create())

@@ -38,6 +38,7 @@ public final class OutputCapture implements AutoCloseable {
   private final ByteArrayOutputStream printed = new ByteArrayOutputStream();
   private final List<String> texts = new ArrayList<>();
   private final List<String> signerTexts = new ArrayList<>();
+  private final List<String> sdkDebugTexts = new ArrayList<>();
   private final PrintStream originalOut = System.out;
   private final PrintStream originalErr = System.err;
   private final List<Level> originalLevels = new ArrayList<>();
@@ -53,8 +54,11 @@ public final class OutputCapture implements AutoCloseable {
           for (String name : SIGNER_LOGGERS) {
             signer |= event.getLoggerName().startsWith(name);
           }
+          boolean sdkDebug =
+              event.getLoggerName().startsWith(LOGGERS[0])
+                  && !event.getLevel().isGreaterOrEqual(Level.INFO);
           synchronized (texts) {
-            (signer ? signerTexts : texts).add(text);
+            (signer ? signerTexts : sdkDebug ? sdkDebugTexts : texts).add(text);
           }
         }
       };
@@ -115,8 +119,19 @@ public final class OutputCapture implements AutoCloseable {
     }
   }
 
-  /** Everything captured so far. */
+  /** Everything captured so far (but the signers' DEBUG lines). */
   public String all() {
+    synchronized (texts) {
+      return withoutSdkDebug() + "\n" + String.join("\n", sdkDebugTexts);
+    }
+  }
+
+  /**
+   * Everything but the SDK's own DEBUG lines, which quote each request's path (an object key) and
+   * each failure. Those exist only with an SLF4J binding and DEBUG enabled for the SDK: the shipped
+   * jars carry no binding ({@code ShadedJarIT}, {@code IcebergJarIT}), so they never reach a log.
+   */
+  public String withoutSdkDebug() {
     synchronized (texts) {
       return printed.toString(StandardCharsets.UTF_8) + "\n" + String.join("\n", texts);
     }

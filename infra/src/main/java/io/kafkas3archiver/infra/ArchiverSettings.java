@@ -430,6 +430,16 @@ public record ArchiverSettings(
           "schemaRegistrySecretArn is set but schemaRegistryAuth=none; set"
               + " schemaRegistryAuth=basic or client-certificate, or remove the secret");
     }
+    if (!auth.equals("none") && u.startsWith("http://")) {
+      // The function refuses it at init too (DESIGN §6); failing the synth says so before a deploy.
+      throw new IllegalArgumentException(
+          "schemaRegistryUri='"
+              + u
+              + "' is plain http, but schemaRegistryAuth="
+              + auth
+              + " gives the registry credentials, which would cross the network in clear text;"
+              + " use the registry's https:// URL");
+    }
   }
 
   /** The column types PARQUET_SCHEMA may declare (the function's ExplicitSchema). */

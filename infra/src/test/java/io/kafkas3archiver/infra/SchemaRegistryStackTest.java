@@ -126,4 +126,16 @@ class SchemaRegistryStackTest {
     assertThatThrownBy(() -> Fixtures.stack(noSecret))
         .hasMessageContaining("needs schemaRegistrySecretArn");
   }
+
+  @Test
+  void shouldRefuseRegistryCredentialsOverPlainHttp() {
+    Map<String, Object> plain = new LinkedHashMap<>(Fixtures.mskDefaults());
+    plain.put("schemaRegistryUri", "http://registry.example.com:8081");
+    plain.put("schemaRegistryAuth", "basic");
+    plain.put("schemaRegistrySecretArn", InfraMatrix.REGISTRY_SECRET_ARN);
+    assertThatThrownBy(() -> Fixtures.stack(plain))
+        .hasMessageContaining("is plain http")
+        .hasMessageContaining("clear text")
+        .hasMessageContaining("https://");
+  }
 }

@@ -163,13 +163,18 @@ public record IcebergSettings(
   }
 
   private static URI restUri(String raw) {
-    return HttpUrl.parse(raw)
-        .orElseThrow(
-            () ->
-                invalid(
-                    "ICEBERG_REST_URI",
-                    raw,
-                    "an http:// or https:// URL such as https://s3tables.us-east-1.amazonaws.com/iceberg"));
+    URI uri =
+        HttpUrl.parse(raw)
+            .orElseThrow(
+                () ->
+                    invalid(
+                        "ICEBERG_REST_URI",
+                        HttpUrl.redacted(raw),
+                        "an http:// or https:// URL such as https://s3tables.us-east-1.amazonaws.com/iceberg"));
+    return HttpUrl.withoutUserInfo(
+        "ICEBERG_REST_URI",
+        uri,
+        "the catalog's calls are signed with the function's AWS credentials (ICEBERG_SIGNING_NAME)");
   }
 
   private static ConfigException invalid(String name, String value, String legal) {

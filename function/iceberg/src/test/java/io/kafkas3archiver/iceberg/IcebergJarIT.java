@@ -59,6 +59,7 @@ class IcebergJarIT {
         .contains("io/kafkas3archiver/ArchiverHandler.class")
         .contains("org/apache/iceberg/rest/RESTCatalog.class")
         .noneMatch(e -> e.startsWith("org/apache/orc/"));
+    io.kafkas3archiver.ShadedJarIT.assertNoSlf4jBinding(entries);
 
     EventBuilder event = new EventBuilder();
     for (long o = 0; o < 1_000; o++) {
