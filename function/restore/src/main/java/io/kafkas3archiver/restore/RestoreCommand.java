@@ -9,8 +9,9 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3Configuration;
 
 /**
- * {@code ./mvnw -q -pl function exec:java@restore -Dexec.args="--help"}: restores an archived range
- * into Kafka. Exit code 0 on success, 1 on a failed restore or verify, 2 on a bad command line.
+ * {@code java -jar kafka-s3-archiver-restore.jar --help} (the restore jar's Main-Class): restores
+ * an archived range into Kafka. Exit code 0 on success, 1 on a failed restore or verify, 2 on a bad
+ * command line.
  */
 public final class RestoreCommand {
   private RestoreCommand() {}
