@@ -2,7 +2,9 @@ package io.kafkas3archiver.restore;
 
 import java.io.PrintStream;
 import java.net.URI;
+import java.util.Locale;
 import java.util.Optional;
+import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -41,7 +43,7 @@ public final class RestoreCommand {
           new Restorer(options, new ArchiveReader(s3, options.bucket(), options.topic()), out)
               .run();
       return options.verify() && !result.verified() ? 1 : 0;
-    } catch (Restorer.RestoreException e) {
+    } catch (RestoreException e) {
       err.println("restore failed: " + e.getMessage());
       return 1;
     } catch (InterruptedException e) {
@@ -49,16 +51,16 @@ public final class RestoreCommand {
       err.println("restore interrupted; rerun the same command to resume from the checkpoint");
       return 1;
     } catch (Exception e) {
-      err.println(
-          "restore failed: "
-              + e.getClass().getSimpleName()
-              + ": "
-              + e.getMessage()
-              + "; rerun the same command to resume from the checkpoint");
+      err.println("restore failed: " + e.getClass().getSimpleName() + ": " + e.getMessage());
       return 1;
     }
   }
 
+  /**
+   * The S3 client for the archive. Without {@code --region} the SDK's region chain decides ({@code
+   * AWS_REGION}, the profile, the instance); when it finds none, the message says which flag to
+   * pass rather than the SDK's list of providers.
+   */
   static S3Client s3(RestoreOptions options) {
     var builder =
         S3Client.builder()
@@ -73,6 +75,20 @@ public final class RestoreCommand {
               builder.serviceConfiguration(
                   S3Configuration.builder().chunkedEncodingEnabled(false).build());
             });
-    return builder.build();
+    try {
+      return builder.build();
+    } catch (SdkClientException e) {
+      if (options.region().isEmpty()
+          && String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT).contains("region")) {
+        throw new RestoreException(
+            "no AWS region for the bucket "
+                + options.bucket()
+                + ": pass --region <the bucket's region> (or set AWS_REGION); with --endpoint-url"
+                + " (MinIO, S3Proxy) any region name the server accepts works, e.g. --region"
+                + " us-east-1",
+            e);
+      }
+      throw e;
+    }
   }
 }

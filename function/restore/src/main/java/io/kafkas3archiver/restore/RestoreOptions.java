@@ -15,6 +15,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * The restore command's settings, parsed and checked once. Every error names the flag, the bad
@@ -284,6 +285,56 @@ public record RestoreOptions(
 
   public String errorPrefix() {
     return keyPrefix + "/_errors/" + topic + "/";
+  }
+
+  /**
+   * Whether a record lies in the requested range (partitions, offsets, create time, combined with
+   * AND). Values-only rows carry no partition, offset or time, so no filter applies to them.
+   */
+  Predicate<ArchivedRecord> inRange() {
+    return r -> {
+      if (r.partition() == ArchivedRecord.NO_PARTITION) {
+        return true;
+      }
+      if (!partitions.isEmpty() && !partitions.contains(r.partition())) {
+        return false;
+      }
+      if (r.offset() < fromOffset || r.offset() > toOffset) {
+        return false;
+      }
+      if (from.isPresent() && r.timestamp() < from.get().toEpochMilli()) {
+        return false;
+      }
+      return to.isEmpty() || r.timestamp() < to.get().toEpochMilli();
+    };
+  }
+
+  /** Whether any range flag narrows the restore. */
+  boolean hasRange() {
+    return !partitions.isEmpty()
+        || from.isPresent()
+        || to.isPresent()
+        || fromOffset > 0
+        || toOffset < Long.MAX_VALUE;
+  }
+
+  /** The range flags as given, for messages ("the whole archive" when none is). */
+  String rangeText() {
+    List<String> parts = new ArrayList<>();
+    if (!partitions.isEmpty()) {
+      parts.add(
+          "--partitions "
+              + String.join(",", new TreeSet<>(partitions).stream().map(String::valueOf).toList()));
+    }
+    if (fromOffset > 0) {
+      parts.add("--from-offset " + fromOffset);
+    }
+    if (toOffset < Long.MAX_VALUE) {
+      parts.add("--to-offset " + toOffset);
+    }
+    from.ifPresent(f -> parts.add("--from " + f));
+    to.ifPresent(t -> parts.add("--to " + t));
+    return parts.isEmpty() ? "the whole archive" : String.join(" ", parts);
   }
 
   private static String required(Map<String, List<String>> flags, String name) {
