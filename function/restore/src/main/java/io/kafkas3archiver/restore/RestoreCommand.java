@@ -1,5 +1,6 @@
 package io.kafkas3archiver.restore;
 
+import io.kafkas3archiver.cli.UsageException;
 import java.io.PrintStream;
 import java.net.URI;
 import java.util.Locale;
@@ -29,7 +30,7 @@ public final class RestoreCommand {
     Optional<RestoreOptions> parsed;
     try {
       parsed = RestoreOptions.parse(args);
-    } catch (RestoreOptions.UsageException e) {
+    } catch (UsageException e) {
       err.println("restore: " + e.getMessage());
       return 2;
     }

@@ -1,5 +1,6 @@
 package io.kafkas3archiver.restore;
 
+import io.kafkas3archiver.cli.CommandLine;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -48,12 +49,7 @@ final class TargetCluster implements AutoCloseable {
     Map<String, Object> p = new LinkedHashMap<>();
     options.bootstrapServers().ifPresent(b -> p.put("bootstrap.servers", b));
     if (options.mskIam()) {
-      p.put("security.protocol", "SASL_SSL");
-      p.put("sasl.mechanism", "AWS_MSK_IAM");
-      p.put("sasl.jaas.config", "software.amazon.msk.auth.iam.IAMLoginModule required;");
-      p.put(
-          "sasl.client.callback.handler.class",
-          "software.amazon.msk.auth.iam.IAMClientCallbackHandler");
+      p.putAll(CommandLine.mskIam());
     }
     p.putAll(options.producerProperties());
     return p;

@@ -33,6 +33,17 @@ class RestoreJarIT {
   }
 
   @Test
+  void shouldPrintTheRedriveUsageFromTheJarAlone() throws Exception {
+    BoundedProcess.Result result = javaJar("redrive", "--help");
+
+    assertThat(result.exitCode()).as(result.output()).isZero();
+    assertThat(result.output())
+        .startsWith(
+            "Usage: redrive (--sqs-queue-url U | --s3 s3://BUCKET/PREFIX | --record FILE...)")
+        .contains("--archiver-function");
+  }
+
+  @Test
   void shouldExitTwoOnABadCommandLineFromTheJarAlone() throws Exception {
     BoundedProcess.Result result = javaJar("--bucket", "b");
 
@@ -70,7 +81,7 @@ class RestoreJarIT {
   void shouldNameTheRestoreCommandAsTheJarsMainClass() throws IOException {
     try (JarFile jar = new JarFile(JAR.toFile())) {
       assertThat(jar.getManifest().getMainAttributes().getValue("Main-Class"))
-          .isEqualTo(RestoreCommand.class.getName());
+          .isEqualTo(io.kafkas3archiver.tool.Main.class.getName());
     }
   }
 
