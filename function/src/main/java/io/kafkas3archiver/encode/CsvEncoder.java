@@ -9,7 +9,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.commons.csv.CSVFormat;
 import org.apache.commons.csv.CSVPrinter;
 
@@ -122,20 +124,29 @@ public final class CsvEncoder implements Encoder {
     String[] exact = new String[batch.rows().size()];
     List<TabularBatch.Field> rest = new ArrayList<>();
     List<TabularValue.Cell> cells = new ArrayList<>();
+    Set<String> nulls = new HashSet<>();
+    Set<String> strings = new HashSet<>();
     for (int i = 0; i < exact.length; i++) {
       TabularBatch.Row row = batch.rows().get(i);
       rest.clear();
       cells.clear();
+      nulls.clear();
+      strings.clear();
       TabularBatch.Field[] fields = plan.cells(row.fields(), rest, null);
       for (int c = 0; c < fields.length; c++) {
-        if (fields[c] != null) {
-          cells.add(new TabularValue.Cell(plan.columns().get(c).name(), fields[c].text(), false));
+        TabularBatch.Field f = fields[c];
+        String name = plan.columns().get(c).name();
+        cells.add(new TabularValue.Cell(name, f == null ? null : f.text(), false));
+        if (f != null && f.kind() == TabularBatch.Kind.NULL) {
+          nulls.add(name);
+        } else if (f != null && f.kind() == TabularBatch.Kind.STRING) {
+          strings.add(name);
         }
       }
       if (overflow && !rest.isEmpty()) {
         cells.add(new TabularValue.Cell(ColumnPlan.OVERFLOW, TabularBatch.objectText(rest), true));
       }
-      exact[i] = TabularValue.exactCell(row.record(), cells, true);
+      exact[i] = TabularValue.exactCell(row.record(), cells, nulls, strings, true);
     }
     return exact;
   }

@@ -168,10 +168,14 @@ public final class ParquetEncoder implements Encoder {
     Map<Row, String> exact = new java.util.IdentityHashMap<>();
     List<Field> rest = new ArrayList<>();
     List<TabularValue.Cell> cells = new ArrayList<>();
+    java.util.Set<String> nulls = new java.util.HashSet<>();
+    java.util.Set<String> strings = new java.util.HashSet<>();
     List<ColumnPlan.Column> columns = plan.columns();
     for (Row row : batch.rows()) {
       rest.clear();
       cells.clear();
+      nulls.clear();
+      strings.clear();
       Field[] fields =
           plan.cells(
               row.fields(),
@@ -179,10 +183,17 @@ public final class ParquetEncoder implements Encoder {
               f -> ParquetSchema.fits(columns.get(plan.indexOf(f.name())).kind(), f));
       for (int c = 0; c < fields.length; c++) {
         Field f = fields[c];
+        String name = columns.get(c).name();
         if (f == null || f.kind() == TabularBatch.Kind.NULL) {
+          cells.add(new TabularValue.Cell(name, null, false));
+          if (f != null) {
+            nulls.add(name);
+          }
           continue;
         }
-        String name = columns.get(c).name();
+        if (f.kind() == TabularBatch.Kind.STRING) {
+          strings.add(name);
+        }
         cells.add(
             switch (columns.get(c).kind()) {
               case NUMBER ->
@@ -195,7 +206,7 @@ public final class ParquetEncoder implements Encoder {
       if (!rest.isEmpty()) {
         cells.add(new TabularValue.Cell(ColumnPlan.OVERFLOW, TabularBatch.objectText(rest), true));
       }
-      String cell = TabularValue.exactCell(row.record(), cells, false);
+      String cell = TabularValue.exactCell(row.record(), cells, nulls, strings, false);
       if (cell != null) {
         exact.put(row, cell);
       }

@@ -12,6 +12,8 @@ import java.math.BigDecimal;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * How a csv or parquet row turns back into the record's value, and so whether it does so byte for
@@ -33,17 +35,42 @@ public final class TabularValue {
   /** A value cell as a reader sees it: the column's name, its text, and whether it is JSON. */
   public record Cell(String name, String text, boolean json) {}
 
-  /** What the {@value KafkaColumns#EXACT} column holds: the key and/or value bytes, exactly. */
-  public record Exact(boolean hasKey, byte[] key, byte[] value) {}
+  /**
+   * What the {@value KafkaColumns#EXACT} column holds: the key's bytes (csv, an empty key), and
+   * either the value's exact bytes or, when that is enough, a patch to the rebuild: the columns
+   * whose empty cell is a JSON {@code null} ({@code "null"}), and those that are strings whatever
+   * they look like, the empty string included ({@code "text"}).
+   */
+  public record Exact(
+      boolean hasKey, byte[] key, byte[] value, Set<String> nulls, Set<String> texts) {}
 
   /** The value a restore builds from {@code cells}; null (a tombstone) when every cell is empty. */
   public static byte[] rebuild(List<Cell> cells) {
+    return rebuild(cells, Set.of(), Set.of());
+  }
+
+  /**
+   * As above, with a patch: an empty cell of a column in {@code nulls} is written as {@code null},
+   * a cell of a column in {@code texts} as a JSON string (so {@code "42"} and {@code ""} stay
+   * strings).
+   */
+  public static byte[] rebuild(List<Cell> cells, Set<String> nulls, Set<String> texts) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(64);
     boolean any = false;
     try (JsonGenerator gen = Json.FACTORY.createGenerator(out)) {
       gen.writeStartObject();
       for (Cell c : cells) {
-        if (c.text() == null || c.text().isEmpty()) {
+        boolean empty = c.text() == null || c.text().isEmpty();
+        if (texts.contains(c.name())) {
+          gen.writeStringField(c.name(), c.text() == null ? "" : c.text());
+          any = true;
+          continue;
+        }
+        if (empty) {
+          if (nulls.contains(c.name())) {
+            gen.writeNullField(c.name());
+            any = true;
+          }
           continue;
         }
         any = true;
@@ -104,15 +131,37 @@ public final class TabularValue {
   }
 
   /**
-   * The {@value KafkaColumns#EXACT} cell of a row whose value cells are {@code cells}: the value's
-   * bytes when the rebuild would not give them back, the key when {@code keyCellsLoseEmpty} (csv,
-   * whose cells cannot tell an empty key from none) and the key is empty. Null when the row gives
-   * everything back by itself.
+   * The {@value KafkaColumns#EXACT} cell of a row: {@code cells} are the row's value cells as a
+   * reader sees them, one per column (text null where empty), then the overflow cell; {@code nulls}
+   * the columns whose field is JSON {@code null}, {@code strings} those whose field is a string.
+   * Null when the row gives everything back by itself; a small patch ({@code "null"}, {@code
+   * "text"}) when that makes the rebuild exact; the value's bytes otherwise. The key goes in when
+   * {@code keyCellsLoseEmpty} (csv, whose cells cannot tell an empty key from none) and it is
+   * empty.
    */
-  public static String exactCell(KafkaRecord r, List<Cell> cells, boolean keyCellsLoseEmpty) {
+  public static String exactCell(
+      KafkaRecord r,
+      List<Cell> cells,
+      Set<String> nulls,
+      Set<String> strings,
+      boolean keyCellsLoseEmpty) {
     boolean key = keyCellsLoseEmpty && r.key() != null && r.key().length == 0;
-    boolean value = !r.isTombstone() && !Arrays.equals(rebuild(cells), r.value());
-    if (!key && !value) {
+    Set<String> patchNulls = Set.of();
+    Set<String> patchTexts = Set.of();
+    boolean value = false;
+    if (!r.isTombstone() && !Arrays.equals(rebuild(cells), r.value())) {
+      patchNulls = nulls;
+      patchTexts = new TreeSet<>();
+      for (Cell c : cells) {
+        if (strings.contains(c.name())
+            && (c.text() == null || c.text().isEmpty() || looksLikeJson(c.text()))) {
+          patchTexts.add(c.name());
+        }
+      }
+      value = !Arrays.equals(rebuild(cells, patchNulls, patchTexts), r.value());
+    }
+    boolean patch = !value && (!patchNulls.isEmpty() || !patchTexts.isEmpty());
+    if (!key && !value && !patch) {
       return null;
     }
     StringWriter text = new StringWriter();
@@ -123,6 +172,9 @@ public final class TabularValue {
       }
       if (value) {
         g.writeStringField("value_base64", Base64.getEncoder().encodeToString(r.value()));
+      } else if (patch) {
+        names(g, "null", patchNulls);
+        names(g, "text", patchTexts);
       }
       g.writeEndObject();
     } catch (IOException e) {
@@ -131,11 +183,34 @@ public final class TabularValue {
     return text.toString();
   }
 
+  private static void names(JsonGenerator g, String field, Set<String> names) throws IOException {
+    if (!names.isEmpty()) {
+      g.writeArrayFieldStart(field);
+      for (String n : new TreeSet<>(names)) {
+        g.writeString(n);
+      }
+      g.writeEndArray();
+    }
+  }
+
+  /**
+   * The value a restore gives back for a row: {@code exact}'s bytes when it holds them, else the
+   * rebuild of {@code cells} with {@code exact}'s patch (or none).
+   */
+  public static byte[] value(List<Cell> cells, Exact exact) {
+    if (exact == null) {
+      return rebuild(cells);
+    }
+    return exact.value() != null ? exact.value() : rebuild(cells, exact.nulls(), exact.texts());
+  }
+
   /** Reads an {@value KafkaColumns#EXACT} cell back. */
   public static Exact exact(String text) throws IOException {
     boolean hasKey = false;
     byte[] key = null;
     byte[] value = null;
+    Set<String> nulls = new TreeSet<>();
+    Set<String> texts = new TreeSet<>();
     try (JsonParser p = Json.FACTORY.createParser(text)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         throw new IOException("the " + KafkaColumns.EXACT + " column is not a JSON object");
@@ -149,10 +224,16 @@ public final class TabularValue {
             key = Base64.getDecoder().decode(p.getText());
           }
           case "value_base64" -> value = Base64.getDecoder().decode(p.getText());
+          case "null", "text" -> {
+            Set<String> into = name.equals("null") ? nulls : texts;
+            while (p.nextToken() == JsonToken.VALUE_STRING) {
+              into.add(p.getText());
+            }
+          }
           default -> p.skipChildren();
         }
       }
     }
-    return new Exact(hasKey, key, value);
+    return new Exact(hasKey, key, value, nulls, texts);
   }
 }

@@ -59,7 +59,7 @@ final class CsvRows {
         if (cols.exact >= 0 && !r.get(cols.exact).isEmpty()) {
           TabularValue.Exact exact = TabularValue.exact(r.get(cols.exact));
           key = exact.hasKey() ? exact.key() : key;
-          value = exact.value() != null ? exact.value() : value;
+          value = TabularValue.value(cells, exact);
         }
         records.add(
             new ArchivedRecord(

@@ -118,7 +118,7 @@ final class ParquetRows {
           if (exactCol >= 0 && present(g, exactCol)) {
             TabularValue.Exact exact = TabularValue.exact(g.getString(exactCol, 0));
             key = exact.hasKey() ? exact.key() : key;
-            value = exact.value() != null ? exact.value() : value;
+            value = TabularValue.value(cells, exact);
           }
           records.add(
               new ArchivedRecord(

@@ -80,6 +80,40 @@ class ArchiveReaderTest {
   }
 
   /**
+   * A null field (an empty cell, as a missing one is) and a string that reads as JSON are common:
+   * the row then carries a small patch naming those columns, not its value again.
+   */
+  @Test
+  void shouldPatchNullFieldsAndJsonLookingStringsInsteadOfCopyingTheValue() throws IOException {
+    List<KafkaRecord> records = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      records.add(
+          record(
+              i,
+              "k".getBytes(StandardCharsets.UTF_8),
+              "{\"id\":" + i + ",\"fault\":null,\"code\":\"42\",\"note\":\"\"}"));
+    }
+    records.add(record(3, "k".getBytes(StandardCharsets.UTF_8), "{\"id\":3,\"fault\":\"e7\"}"));
+
+    for (Format format : List.of(Format.CSV, Format.PARQUET)) {
+      byte[] file = encode(format, Compression.NONE, records);
+      String text = new String(file, StandardCharsets.ISO_8859_1);
+      // (The headers column holds value_base64 too, after a "name".)
+      assertThat(text)
+          .as(format.name())
+          .doesNotContain("{\"value_base64")
+          .doesNotContain("{\"\"value_base64");
+      assertThat(
+              decode(format, Compression.NONE, file).records().stream()
+                  .map(ArchiveReaderTest::describe))
+          .as(format.name())
+          .containsExactlyElementsOf(records.stream().map(ArchiveReaderTest::describe).toList());
+    }
+    assertThat(new String(encode(Format.CSV, Compression.NONE, records), StandardCharsets.UTF_8))
+        .contains("\"{\"\"null\"\":[\"\"fault\"\"],\"\"text\"\":[\"\"code\"\",\"\"note\"\"]}\"");
+  }
+
+  /**
    * docs/restore.md's loss table, "schema registry": with the mapping's registry integration the
    * function receives, and archives, the JSON the mapping converted the Avro or Protobuf record to;
    * that JSON is what comes back, not the record's original bytes.
