@@ -13,6 +13,7 @@ import io.kafkas3archiver.esm.EventSourceEmulator.Range;
 import io.kafkas3archiver.esm.EventSourceEmulator.Settings;
 import io.kafkas3archiver.esm.OnFailureRecord;
 import io.kafkas3archiver.restore.RestoreLambda;
+import io.kafkas3archiver.restore.Servers;
 import io.kafkas3archiver.testing.Harness;
 import io.kafkas3archiver.testing.MotoServer;
 import io.kafkas3archiver.testing.S3ProxyServer;
@@ -37,11 +38,9 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -65,6 +64,7 @@ class RedriveIT {
   private static final int PARTITIONS = 3;
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  private static Servers servers;
   private static EmbeddedKafka kafka;
   private static S3ProxyServer s3server;
   private static MotoServer moto;
@@ -73,18 +73,16 @@ class RedriveIT {
 
   @BeforeAll
   static void start() {
-    kafka = EmbeddedKafka.start();
-    s3server = S3ProxyServer.inMemory();
-    s3server.createBucket(BUCKET);
+    // The queue's and the failure bucket's clients use the SDK's default chain (S3Proxy's keys).
+    servers = Servers.start(BUCKET);
+    kafka = servers.kafka;
+    s3server = servers.s3;
     moto = MotoServer.start();
-    // The queue's and the failure bucket's clients use the SDK's default chain.
-    System.setProperty("aws.accessKeyId", S3ProxyServer.ACCESS_KEY);
-    System.setProperty("aws.secretAccessKey", S3ProxyServer.SECRET_KEY);
   }
 
   @AfterAll
   static void stop() {
-    for (AutoCloseable c : new AutoCloseable[] {moto, s3server, kafka}) {
+    for (AutoCloseable c : new AutoCloseable[] {moto, servers}) {
       if (c != null) {
         try {
           c.close();
@@ -369,15 +367,7 @@ class RedriveIT {
   private static Map<Integer, Long> produce(String topic, int count) {
     kafka.createTopic(topic, PARTITIONS);
     Map<Integer, Long> perPartition = new TreeMap<>();
-    try (KafkaProducer<byte[], byte[]> producer =
-        new KafkaProducer<>(
-            Map.<String, Object>of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                kafka.bootstrapServers(),
-                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
-                ByteArraySerializer.class.getName(),
-                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
-                ByteArraySerializer.class.getName()))) {
+    try (KafkaProducer<byte[], byte[]> producer = servers.producer(Map.of())) {
       for (int i = 0; i < count; i++) {
         int p = i % PARTITIONS;
         producer.send(

@@ -43,7 +43,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -65,26 +64,21 @@ class RestoreEndToEndIT {
   private static final String BUCKET = "restore-e2e";
   private static final int PARTITIONS = 3;
 
+  private static Servers servers;
   private static EmbeddedKafka kafka;
   private static S3ProxyServer s3server;
 
   @BeforeAll
   static void start() {
-    kafka = EmbeddedKafka.start();
-    s3server = S3ProxyServer.inMemory();
-    s3server.createBucket(BUCKET);
-    // The restore command takes credentials from the SDK's default chain, as it would on a laptop.
-    System.setProperty("aws.accessKeyId", S3ProxyServer.ACCESS_KEY);
-    System.setProperty("aws.secretAccessKey", S3ProxyServer.SECRET_KEY);
+    servers = Servers.start(BUCKET);
+    kafka = servers.kafka;
+    s3server = servers.s3;
   }
 
   @AfterAll
   static void stop() {
-    if (s3server != null) {
-      s3server.close();
-    }
-    if (kafka != null) {
-      kafka.close();
+    if (servers != null) {
+      servers.close();
     }
   }
 
@@ -377,14 +371,7 @@ class RestoreEndToEndIT {
     String topic = "restore-sfn";
     Map<Integer, List<Rec>> source = produceArchiveAndDelete(topic, "csv", "zstd", 1_500, 2_020);
     ObjectMapper json = new ObjectMapper();
-    ObjectNode restore = json.createObjectNode();
-    restore.put("bucket", BUCKET);
-    restore.put("topic", topic);
-    restore.put("keyPrefix", "archive-" + topic);
-    restore.put("endpointUrl", s3server.endpoint().toString());
-    restore.put("pathStyle", true);
-    restore.put("region", S3ProxyServer.REGION);
-    restore.put("bootstrapServers", kafka.bootstrapServers());
+    ObjectNode restore = lambdaRestoreSettings(json, topic);
     restore.put("includeErrors", true);
     restore.put("transactionRecords", 40);
     RestoreLambda lambda = new RestoreLambda(k -> null, Duration.ofSeconds(30), System.out);
@@ -418,14 +405,7 @@ class RestoreEndToEndIT {
     String topic = "restore-sfn-open";
     Map<Integer, List<Rec>> source = produceArchiveAndDelete(topic, "ndjson", "none", 600, 77);
     ObjectMapper json = new ObjectMapper();
-    ObjectNode restore = json.createObjectNode();
-    restore.put("bucket", BUCKET);
-    restore.put("topic", topic);
-    restore.put("keyPrefix", "archive-" + topic);
-    restore.put("endpointUrl", s3server.endpoint().toString());
-    restore.put("pathStyle", true);
-    restore.put("region", S3ProxyServer.REGION);
-    restore.put("bootstrapServers", kafka.bootstrapServers());
+    ObjectNode restore = lambdaRestoreSettings(json, topic);
     RestoreLambda lambda = new RestoreLambda(k -> null, Duration.ofSeconds(30), System.out);
     ObjectNode plan = json.createObjectNode().put("action", "plan");
     plan.set("restore", restore);
@@ -441,16 +421,8 @@ class RestoreEndToEndIT {
     kafka.createTopic(topic + ".restore-checkpoint", 1);
     Duration hold = Duration.ofSeconds(4);
     try (KafkaProducer<byte[], byte[]> other =
-        new KafkaProducer<>(
-            Map.<String, Object>of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                kafka.bootstrapServers(),
-                ProducerConfig.TRANSACTIONAL_ID_CONFIG,
-                "another-restore-writer",
-                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
-                ByteArraySerializer.class.getName(),
-                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
-                ByteArraySerializer.class.getName()))) {
+        servers.producer(
+            Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "another-restore-writer"))) {
       other.initTransactions();
       other.beginTransaction();
       other
@@ -512,6 +484,19 @@ class RestoreEndToEndIT {
     restore.putObject("producerProperties").put("sasl.jaas.config", "x");
     assertThatThrownBy(() -> lambda.handle(request, 60_000))
         .hasMessageContaining("would put a secret into the execution history");
+  }
+
+  /** The restore Lambda's settings for the archive of {@code topic} in this class's servers. */
+  private static ObjectNode lambdaRestoreSettings(ObjectMapper json, String topic) {
+    ObjectNode restore = json.createObjectNode();
+    restore.put("bucket", BUCKET);
+    restore.put("topic", topic);
+    restore.put("keyPrefix", "archive-" + topic);
+    restore.put("endpointUrl", s3server.endpoint().toString());
+    restore.put("pathStyle", true);
+    restore.put("region", S3ProxyServer.REGION);
+    restore.put("bootstrapServers", kafka.bootstrapServers());
+    return restore;
   }
 
   /**
@@ -707,22 +692,7 @@ class RestoreEndToEndIT {
   private static void createTopic(String topic, Map<String, String> configs) {
     Map<String, String> all = new java.util.HashMap<>(configs);
     all.put("max.message.bytes", Integer.toString(MAX_MESSAGE_BYTES));
-    try (Admin admin =
-        Admin.create(Map.<String, Object>of("bootstrap.servers", kafka.bootstrapServers()))) {
-      admin
-          .createTopics(
-              List.of(
-                  new org.apache.kafka.clients.admin.NewTopic(
-                          topic, java.util.Optional.of(PARTITIONS), java.util.Optional.empty())
-                      .configs(all)))
-          .all()
-          .get(30, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-      throw new IllegalStateException("could not create " + topic + ": " + e.getMessage(), e);
-    }
+    kafka.createTopic(topic, PARTITIONS, all);
   }
 
   /**
@@ -874,14 +844,8 @@ class RestoreEndToEndIT {
 
   /** The tests' producer: records up to {@link #MAX_MESSAGE_BYTES}. */
   private static KafkaProducer<byte[], byte[]> producer() {
-    return new KafkaProducer<>(
+    return servers.producer(
         Map.<String, Object>of(
-            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-            kafka.bootstrapServers(),
-            ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
-            ByteArraySerializer.class.getName(),
-            ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
-            ByteArraySerializer.class.getName(),
             ProducerConfig.LINGER_MS_CONFIG,
             5,
             ProducerConfig.MAX_REQUEST_SIZE_CONFIG,

@@ -34,26 +34,22 @@ class RestoreRefusalsIT {
   private static final String BUCKET = "restore-refusals";
   private static final String PREFIX = "refusals";
 
+  private static Servers servers;
   private static EmbeddedKafka kafka;
   private static S3ProxyServer s3server;
 
   @BeforeAll
   static void start() {
-    kafka = EmbeddedKafka.start();
-    s3server = S3ProxyServer.inMemory();
-    s3server.createBucket(BUCKET);
-    System.setProperty("aws.accessKeyId", S3ProxyServer.ACCESS_KEY);
-    System.setProperty("aws.secretAccessKey", S3ProxyServer.SECRET_KEY);
+    servers = Servers.start(BUCKET);
+    kafka = servers.kafka;
+    s3server = servers.s3;
     archive("orders", "{\"id\":1}".getBytes(StandardCharsets.UTF_8));
   }
 
   @AfterAll
   static void stop() {
-    if (s3server != null) {
-      s3server.close();
-    }
-    if (kafka != null) {
-      kafka.close();
+    if (servers != null) {
+      servers.close();
     }
   }
 
