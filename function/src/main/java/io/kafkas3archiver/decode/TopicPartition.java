@@ -17,6 +17,18 @@ public record TopicPartition(String topic, int partition) {
     return id();
   }
 
+  /**
+   * The topic-partition a {@code <topic>-<partition>} name stands for (a {@code records} key, a
+   * batch item failure, an on-failure record's {@code recordsInfo} key), or empty when the name
+   * does not end in a partition number.
+   */
+  public static java.util.Optional<TopicPartition> parse(String id) {
+    Integer partition = partitionOf(id);
+    return partition == null || partition < 0
+        ? java.util.Optional.empty()
+        : java.util.Optional.of(new TopicPartition(topicOf(id), partition));
+  }
+
   /** The topic of a {@code records} key: all before the last '-', or the whole key. */
   static String topicOf(String id) {
     int dash = id.lastIndexOf('-');

@@ -7,8 +7,11 @@ import java.io.OutputStream;
 import java.io.OutputStreamWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.commons.csv.CSVFormat;
 import org.apache.commons.csv.CSVPrinter;
 
@@ -57,6 +60,7 @@ public final class CsvEncoder implements Encoder {
     }
     List<String> reserved = new ArrayList<>(METADATA_COLUMNS);
     reserved.add(KEY_BASE64_COLUMN);
+    reserved.add(KafkaColumns.EXACT);
     ColumnPlan plan = ColumnPlan.plan(batch, reserved, false);
     boolean overflow = false;
     for (TabularBatch.Row row : batch.rows()) {
@@ -77,18 +81,28 @@ public final class CsvEncoder implements Encoder {
     if (overflow) {
       header.add(ColumnPlan.OVERFLOW);
     }
+    String[] exact = includeKafkaMetadata ? exactCells(batch, plan, overflow) : null;
+    boolean exactColumn = exact != null && Arrays.stream(exact).anyMatch(e -> e != null);
+    if (exactColumn) {
+      header.add(includeKafkaMetadata ? metadata.size() : 0, KafkaColumns.EXACT);
+    }
     BufferedWriter writer =
         new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), 64 * 1024);
     CSVPrinter printer = new CSVPrinter(writer, FORMAT);
     printer.printRecord(header);
     List<Object> cells = new ArrayList<>(header.size());
     List<TabularBatch.Field> rest = new ArrayList<>();
+    int rowIndex = 0;
     for (TabularBatch.Row row : batch.rows()) {
       cells.clear();
       rest.clear();
       if (includeKafkaMetadata) {
         addMetadata(cells, row.record(), binaryKeys);
       }
+      if (exactColumn) {
+        cells.add(exact[rowIndex]);
+      }
+      rowIndex++;
       for (TabularBatch.Field f : plan.cells(row.fields(), rest, null)) {
         cells.add(f == null ? null : f.text());
       }
@@ -100,6 +114,41 @@ public final class CsvEncoder implements Encoder {
     printer.flush();
     writer.flush();
     return new EncodeResult(batch.rows().size(), batch.tombstonesSkipped(), batch.rejected());
+  }
+
+  /**
+   * Per row, what the restore could not rebuild from the row's cells ({@link TabularValue}): a csv
+   * reader sees every value cell as text, the overflow column as JSON.
+   */
+  private static String[] exactCells(TabularBatch batch, ColumnPlan plan, boolean overflow) {
+    String[] exact = new String[batch.rows().size()];
+    List<TabularBatch.Field> rest = new ArrayList<>();
+    List<TabularValue.Cell> cells = new ArrayList<>();
+    Set<String> nulls = new HashSet<>();
+    Set<String> strings = new HashSet<>();
+    for (int i = 0; i < exact.length; i++) {
+      TabularBatch.Row row = batch.rows().get(i);
+      rest.clear();
+      cells.clear();
+      nulls.clear();
+      strings.clear();
+      TabularBatch.Field[] fields = plan.cells(row.fields(), rest, null);
+      for (int c = 0; c < fields.length; c++) {
+        TabularBatch.Field f = fields[c];
+        String name = plan.columns().get(c).name();
+        cells.add(new TabularValue.Cell(name, f == null ? null : f.text(), false));
+        if (f != null && f.kind() == TabularBatch.Kind.NULL) {
+          nulls.add(name);
+        } else if (f != null && f.kind() == TabularBatch.Kind.STRING) {
+          strings.add(name);
+        }
+      }
+      if (overflow && !rest.isEmpty()) {
+        cells.add(new TabularValue.Cell(ColumnPlan.OVERFLOW, TabularBatch.objectText(rest), true));
+      }
+      exact[i] = TabularValue.exactCell(row.record(), cells, nulls, strings, true);
+    }
+    return exact;
   }
 
   private static void addMetadata(List<Object> cells, KafkaRecord r, boolean binaryKeys)

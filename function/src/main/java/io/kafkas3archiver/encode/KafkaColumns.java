@@ -13,5 +13,11 @@ public final class KafkaColumns {
   public static final String KEY = "kafka_key";
   public static final String HEADERS = "kafka_headers";
 
+  /**
+   * With metadata, csv and parquet only, present in an object when some row needs it: the exact key
+   * and/or value bytes that the row's other cells would not give back ({@link TabularValue}).
+   */
+  public static final String EXACT = "kafka_exact";
+
   private KafkaColumns() {}
 }

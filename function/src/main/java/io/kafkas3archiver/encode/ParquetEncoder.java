@@ -105,9 +105,11 @@ public final class ParquetEncoder implements Encoder {
     // With no rows this still writes a valid, zero-row file: an object that claims a range of
     // offsets must be readable by every Parquet reader (DuckDB refuses a zero-byte .parquet).
     ColumnPlan plan = ColumnPlan.plan(batch, ParquetSchema.METADATA, true, declared);
+    Map<Row, String> exact = includeKafkaMetadata ? exactCells(batch, plan) : Map.of();
     ParquetSchema schema =
-        new ParquetSchema(includeKafkaMetadata, batch.binaryKeys(), schemaIds, plan, null);
-    write(schema, batch.rows(), out);
+        new ParquetSchema(
+            includeKafkaMetadata, batch.binaryKeys(), schemaIds, plan, null, !exact.isEmpty());
+    write(schema, batch.rows(), exact, out);
     return new EncodeResult(batch.rows().size(), batch.tombstonesSkipped(), batch.rejected());
   }
 
@@ -153,13 +155,69 @@ public final class ParquetEncoder implements Encoder {
         ColumnPlan.plan(TabularBatch.read(List.of(), "parquet", false), List.of(), true);
     ParquetSchema schema =
         new ParquetSchema(includeKafkaMetadata, batch.binaryKeys(), true, none, typed);
-    write(schema, rows, out);
+    write(schema, rows, Map.of(), out);
     return new EncodeResult(rows.size(), batch.tombstonesSkipped(), rejected);
   }
 
-  private void write(ParquetSchema schema, List<Row> rows, OutputStream out) throws IOException {
+  /**
+   * Per row (only those that need one), what the restore could not rebuild from the row's cells
+   * ({@link TabularValue}): a Parquet reader sees a number column's DECIMAL as its shortest plain
+   * text, a boolean as JSON, any other column as text, and the overflow column as JSON.
+   */
+  private static Map<Row, String> exactCells(TabularBatch batch, ColumnPlan plan) {
+    Map<Row, String> exact = new java.util.IdentityHashMap<>();
+    List<Field> rest = new ArrayList<>();
+    List<TabularValue.Cell> cells = new ArrayList<>();
+    java.util.Set<String> nulls = new java.util.HashSet<>();
+    java.util.Set<String> strings = new java.util.HashSet<>();
+    List<ColumnPlan.Column> columns = plan.columns();
+    for (Row row : batch.rows()) {
+      rest.clear();
+      cells.clear();
+      nulls.clear();
+      strings.clear();
+      Field[] fields =
+          plan.cells(
+              row.fields(),
+              rest,
+              f -> ParquetSchema.fits(columns.get(plan.indexOf(f.name())).kind(), f));
+      for (int c = 0; c < fields.length; c++) {
+        Field f = fields[c];
+        String name = columns.get(c).name();
+        if (f == null || f.kind() == TabularBatch.Kind.NULL) {
+          cells.add(new TabularValue.Cell(name, null, false));
+          if (f != null) {
+            nulls.add(name);
+          }
+          continue;
+        }
+        if (f.kind() == TabularBatch.Kind.STRING) {
+          strings.add(name);
+        }
+        cells.add(
+            switch (columns.get(c).kind()) {
+              case NUMBER ->
+                  new TabularValue.Cell(
+                      name, TabularValue.decimalText(new java.math.BigDecimal(f.text())), true);
+              case BOOLEAN -> new TabularValue.Cell(name, f.text(), true);
+              case NULL, STRING, NESTED -> new TabularValue.Cell(name, f.text(), false);
+            });
+      }
+      if (!rest.isEmpty()) {
+        cells.add(new TabularValue.Cell(ColumnPlan.OVERFLOW, TabularBatch.objectText(rest), true));
+      }
+      String cell = TabularValue.exactCell(row.record(), cells, nulls, strings, false);
+      if (cell != null) {
+        exact.put(row, cell);
+      }
+    }
+    return exact;
+  }
+
+  private void write(ParquetSchema schema, List<Row> rows, Map<Row, String> exact, OutputStream out)
+      throws IOException {
     try (ParquetWriter<Row> writer =
-        new Builder(new StreamOutputFile(out), new RowWriteSupport(schema))
+        new Builder(new StreamOutputFile(out), new RowWriteSupport(schema, exact))
             .withConf(new PlainParquetConfiguration())
             .withCodecFactory(ParquetCodecs.INSTANCE)
             .withCompressionCodec(codec(compression))
@@ -234,11 +292,13 @@ public final class ParquetEncoder implements Encoder {
   /** Turns a row into Parquet record events, following the inferred schema. */
   private static final class RowWriteSupport extends WriteSupport<Row> {
     private final ParquetSchema schema;
+    private final Map<Row, String> exact;
     private final List<Field> overflow = new ArrayList<>();
     private RecordConsumer consumer;
 
-    RowWriteSupport(ParquetSchema schema) {
+    RowWriteSupport(ParquetSchema schema, Map<Row, String> exact) {
       this.schema = schema;
+      this.exact = exact;
     }
 
     @Override
@@ -268,6 +328,9 @@ public final class ParquetEncoder implements Encoder {
       int index = 0;
       if (schema.metadata()) {
         index = writeMetadata(row.record());
+        if (schema.exact()) {
+          string(index++, KafkaColumns.EXACT, exact.get(row));
+        }
       }
       if (schema.typed() != null) {
         RegistryColumns.Cells typed = row.typed();

@@ -57,6 +57,7 @@ final class ParquetSchema {
           KEY,
           HEADERS,
           KEY_BASE64,
+          KafkaColumns.EXACT,
           KEY_SCHEMA_ID,
           KEY_DATA_FORMAT,
           VALUE_SCHEMA_ID,
@@ -70,6 +71,7 @@ final class ParquetSchema {
 
   private final boolean metadata;
   private final boolean keyBase64;
+  private final boolean exact;
   private final boolean schemaIds;
   private final ColumnPlan plan;
   private final RegistryColumns typed;
@@ -89,8 +91,20 @@ final class ParquetSchema {
       boolean schemaIds,
       ColumnPlan plan,
       RegistryColumns typed) {
+    this(metadata, keyBase64, schemaIds, plan, typed, false);
+  }
+
+  /** With {@code exact}, the {@value KafkaColumns#EXACT} metadata column too. */
+  ParquetSchema(
+      boolean metadata,
+      boolean keyBase64,
+      boolean schemaIds,
+      ColumnPlan plan,
+      RegistryColumns typed,
+      boolean exact) {
     this.metadata = metadata;
     this.keyBase64 = keyBase64;
+    this.exact = metadata && exact;
     this.schemaIds = metadata && schemaIds;
     this.plan = plan;
     this.typed = typed;
@@ -112,6 +126,10 @@ final class ParquetSchema {
 
   boolean keyBase64() {
     return keyBase64;
+  }
+
+  boolean exact() {
+    return exact;
   }
 
   ColumnPlan plan() {
@@ -236,6 +254,11 @@ final class ParquetSchema {
             List.of(KEY_SCHEMA_ID, KEY_DATA_FORMAT, VALUE_SCHEMA_ID, VALUE_DATA_FORMAT)) {
           b.optional(PrimitiveTypeName.BINARY).as(LogicalTypeAnnotation.stringType()).named(name);
         }
+      }
+      if (exact) {
+        b.optional(PrimitiveTypeName.BINARY)
+            .as(LogicalTypeAnnotation.stringType())
+            .named(KafkaColumns.EXACT);
       }
     }
     if (typed != null) {

@@ -22,8 +22,8 @@ class ConfigurationDocsTest {
 
   /** Upper-case string literals in the sources that are not environment variables. */
   private static final Set<String> NOT_VARIABLES =
-      // Kafka client settings of the restore tool (security.protocol, sasl.mechanism).
-      Set.of("CREATE_TIME", "SASL_SSL", "AWS_MSK_IAM");
+      // Kafka's timestamp type name.
+      Set.of("CREATE_TIME");
 
   private static final Pattern UPPER_SNAKE_LITERAL =
       Pattern.compile("\"([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\"");

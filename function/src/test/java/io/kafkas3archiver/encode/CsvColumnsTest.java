@@ -62,7 +62,11 @@ class CsvColumnsTest {
     assertThat(header)
         .isEqualTo(
             "kafka_topic,kafka_partition,kafka_offset,kafka_timestamp,kafka_timestamp_type,"
-                + "kafka_key,kafka_headers,kafka_offset_2,KAFKA_TOPIC_2,_overflow_2,speed");
+                + "kafka_key,kafka_headers,kafka_exact,kafka_offset_2,KAFKA_TOPIC_2,_overflow_2,"
+                + "speed");
+    // The renamed columns would restore the value under other names: the row keeps its bytes.
+    assertThat(String.valueOf(rows(file).get(0).get("kafka_exact")))
+        .startsWith("{\"value_base64\":\"");
     assertThat(rows(file).get(0))
         .containsEntry("kafka_offset", "0")
         .containsEntry("kafka_offset_2", "mine")

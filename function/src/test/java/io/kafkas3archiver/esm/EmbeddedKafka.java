@@ -182,9 +182,14 @@ public final class EmbeddedKafka implements AutoCloseable {
 
   /** Creates a topic and waits (at most 30 s) until the broker leads every partition of it. */
   public void createTopic(String name, int partitions) {
+    createTopic(name, partitions, java.util.Map.of());
+  }
+
+  /** As above, with topic settings ({@code max.message.bytes}, {@code message.timestamp.type}). */
+  public void createTopic(String name, int partitions, java.util.Map<String, String> configs) {
     try (Admin admin = admin(bootstrapServers)) {
       admin
-          .createTopics(List.of(new NewTopic(name, partitions, (short) 1)))
+          .createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(configs)))
           .all()
           .get(30, TimeUnit.SECONDS);
       long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();

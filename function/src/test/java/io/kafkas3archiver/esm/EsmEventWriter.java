@@ -43,8 +43,9 @@ public final class EsmEventWriter {
     }
   }
 
-  /** One record already serialised, with its place in the batch. */
-  public record SerializedRecord(String topic, int partition, long offset, byte[] json) {
+  /** One record already serialised, with its place in the batch and its create time. */
+  public record SerializedRecord(
+      String topic, int partition, long offset, long timestamp, byte[] json) {
     public String topicPartition() {
       return topic + "-" + partition;
     }
@@ -110,7 +111,8 @@ public final class EsmEventWriter {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return new SerializedRecord(r.topic(), r.partition(), r.offset(), out.toByteArray());
+    return new SerializedRecord(
+        r.topic(), r.partition(), r.offset(), r.timestamp(), out.toByteArray());
   }
 
   /** The whole event: records grouped by topic-partition, in the order given within each. */

@@ -64,6 +64,11 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *       either as the same bytes or re-polled from its first offsets with other boundaries (a
  *       random BatchSize for that one batch, and whatever has arrived meanwhile). Seeded; the seed
  *       is printed.
+ *   <li>{@link #onFailure}: with an on-failure destination, a batch whose attempts are all used up
+ *       is recorded there in the invocation record the real mapping writes ({@link
+ *       OnFailureRecord}) and skipped: its offsets are committed and the mapping moves on, as the
+ *       real one does after {@code MaximumRetryAttempts}. Without one, the batch is not committed
+ *       (the mapping retries until the records expire, stalling the partition).
  *   <li>Several emulators with one group id are several pollers: Kafka moves partitions between
  *       them mid-stream. A poller commits only partitions it still owns; a batch it delivered for a
  *       partition it lost is redelivered by the new owner from the committed offset, with that
@@ -316,6 +321,8 @@ public final class EventSourceEmulator implements AutoCloseable {
   private Random faults = new Random(0);
   private double lostResponseRate;
   private int nextBatchSize;
+  private OnFailureRecord.Destination onFailure;
+  private final List<Map<String, Range>> skipped = Collections.synchronizedList(new ArrayList<>());
 
   public EventSourceEmulator(Settings settings, RequestStreamHandler handler) {
     this(settings, handler, () -> new LocalContext(settings.functionTimeout().toMillis()));
@@ -386,6 +393,22 @@ public final class EventSourceEmulator implements AutoCloseable {
     this.lostResponseRate = rate;
     this.faults = new Random(seed);
     return this;
+  }
+
+  /**
+   * The mapping's on-failure destination: a batch that used up {@code maxRetryAttempts} is recorded
+   * there and skipped (committed), instead of being held back.
+   */
+  public EventSourceEmulator onFailure(OnFailureRecord.Destination destination) {
+    this.onFailure = Objects.requireNonNull(destination);
+    return this;
+  }
+
+  /** The offset ranges of every batch recorded in the on-failure destination and skipped. */
+  public List<Map<String, Range>> skippedBatches() {
+    synchronized (skipped) {
+      return List.copyOf(skipped);
+    }
   }
 
   /** Every invocation so far, in order (retries included). */
@@ -580,6 +603,18 @@ public final class EventSourceEmulator implements AutoCloseable {
           // Otherwise retry the same bytes, as the mapping retries the batch it holds.
         }
       }
+    }
+    if (onFailure != null) {
+      // Every attempt failed: the real mapping records the batch and moves past it.
+      onFailure.deliver(
+          OnFailureRecord.write(
+              settings, batch, ranges, settings.maxRetryAttempts() + 1, event, onFailure));
+      if (commit) {
+        commit(ranges, Map.of());
+      }
+      skipped.add(ranges);
+      ranges.forEach((tp, range) -> next.put(tp, range.last() + 1));
+      return true;
     }
     return false;
   }

@@ -77,6 +77,13 @@ public final class ArchiverApp {
           Optional.ofNullable(stack.bucket().getEncryptionKey())
               .map(k -> k.getKeyArn())
               .or(settings::kmsKeyArn),
+          new RestoreStateMachine.Redrive(
+              stack.alias().getFunctionArn(),
+              stack.failureQueue().map(q -> q.getQueueUrl()),
+              stack.failureQueue().map(q -> q.getQueueArn()),
+              settings.provisionedPollers() && settings.onFailure() == ArchiverSettings.OnFailure.S3
+                  ? settings.onFailureBucketArn()
+                  : Optional.empty()),
           path);
     }
     return stack;

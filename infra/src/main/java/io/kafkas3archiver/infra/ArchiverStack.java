@@ -65,6 +65,7 @@ public final class ArchiverStack extends Stack {
   private final CfnEventSourceMapping mapping;
   private final Role role;
   private final Optional<String> tableBucketArn;
+  private final Optional<Queue> failureQueue;
 
   public ArchiverStack(
       Construct scope, String id, StackProps props, ArchiverSettings s, String jarPath) {
@@ -240,9 +241,9 @@ public final class ArchiverStack extends Stack {
             .version(function.getCurrentVersion())
             .build();
 
-    Optional<Queue> failureQueue =
+    this.failureQueue =
         s.provisionedPollers() && s.onFailure() == OnFailure.SQS
-            ? Optional.of(failureQueue())
+            ? Optional.of(createFailureQueue())
             : Optional.empty();
     this.mapping = KafkaSource.mapping(this, s, alias, role, failureQueue);
 
@@ -377,7 +378,7 @@ public final class ArchiverStack extends Stack {
     return secret;
   }
 
-  private Queue failureQueue() {
+  private Queue createFailureQueue() {
     Queue queue =
         Queue.Builder.create(this, "OnFailureQueue")
             .encryption(QueueEncryption.SQS_MANAGED)
@@ -535,6 +536,11 @@ public final class ArchiverStack extends Stack {
 
   public CfnEventSourceMapping mapping() {
     return mapping;
+  }
+
+  /** The mapping's on-failure queue (provisioned mode with onFailure=sqs). */
+  public Optional<Queue> failureQueue() {
+    return failureQueue;
   }
 
   public Role role() {

@@ -62,6 +62,25 @@ final class RestoreStateMachine {
   private RestoreStateMachine() {}
 
   /**
+   * What the restore Lambda's {@code {"action":"redrive"}} needs (docs/restore.md#redrive): the
+   * archiver function's alias, which it invokes with the skipped batches, and the mapping's
+   * on-failure destination, which it reads: the stack's queue, or the external failure bucket.
+   */
+  record Redrive(
+      String archiverAliasArn,
+      Optional<String> queueUrl,
+      Optional<String> queueArn,
+      Optional<String> failureBucketArn) {
+
+    /** {@code REDRIVE_SOURCE}: the queue's URL, or {@code s3://<failure bucket>/}, or none. */
+    Optional<String> source() {
+      return queueUrl.or(
+          () ->
+              failureBucketArn.map(arn -> "s3://" + arn.substring(arn.lastIndexOf(':') + 1) + "/"));
+    }
+  }
+
+  /**
    * @param kmsKeyArn the key the archive objects are encrypted with (created or imported), if any
    */
   static CfnStateMachine create(
@@ -70,6 +89,7 @@ final class RestoreStateMachine {
       RestoreSettings r,
       String bucketName,
       Optional<String> kmsKeyArn,
+      Redrive redrive,
       String jarPath) {
     Construct scope = new Construct(stack, "Restore");
     String bucketArn = "arn:" + Aws.PARTITION + ":s3:::" + bucketName;
@@ -98,6 +118,7 @@ final class RestoreStateMachine {
             + " (ec2:CreateNetworkInterface and friends), which take no resource ARNs.");
     functionStatements(s, r, bucketArn, kmsKeyArn, logs.getLogGroupArn())
         .forEach(policy::addStatements);
+    redriveStatements(s, r, redrive).forEach(policy::addStatements);
     policy.attachToRole(role);
 
     Function function =
@@ -111,6 +132,7 @@ final class RestoreStateMachine {
             .timeout(Duration.minutes(15))
             .role(role)
             .logGroup(logs)
+            .environment(redriveEnvironment(s, r, redrive))
             .build();
     function.getNode().addDependency(policy);
     NagSuppressions.addResourceSuppressions(
@@ -134,6 +156,18 @@ final class RestoreStateMachine {
                     + " step generate); the VPC function's network-interface actions, which take"
                     + " no resource ARNs; and the per-partition transactional ids"
                     + " kafka-s3-archiver-restore.<target>.p<n> on the target cluster.")));
+    redrive
+        .failureBucketArn()
+        .ifPresent(
+            arn ->
+                NagSuppressions.addResourceSuppressions(
+                    policy,
+                    List.of(
+                        wildcards(
+                            List.<Object>of("Resource::" + arn + "/*"),
+                            "redrive reads the mapping's on-failure records, which Lambda writes"
+                                + " under keys it chooses (aws/lambda/<mapping>/...) in the"
+                                + " failure bucket: <failure bucket>/*, read only."))));
     NagSuppressions.addResourceSuppressions(
         function,
         List.of(
@@ -148,7 +182,8 @@ final class RestoreStateMachine {
         "CKV_AWS_115",
         "The Distributed Map's MaxConcurrency bounds the concurrent invocations.",
         "CKV_AWS_173",
-        "The function has no environment variables; requests carry names, never secrets.");
+        "The environment holds names and ARNs only (the redrive's archiver alias, on-failure"
+            + " destination, Kafka auth mode and topic); requests carry names, never secrets.");
     // Subnet and security group ids, not an IVpc: the app takes ids, as the mapping does, and
     // needs no VPC lookup (no credentials at synth time).
     ((CfnFunction) function.getNode().getDefaultChild())
@@ -344,6 +379,68 @@ final class RestoreStateMachine {
               List.of(
                   KafkaSource.mskChildArn(
                       cluster, "transactional-id", r.transactionalIdPrefix() + "*"))));
+    }
+    return out;
+  }
+
+  /**
+   * The restore function's environment: what {@code {"action":"redrive"}} reads. The archiver's own
+   * settings stay with the archiver function, which the redrive invokes.
+   */
+  static Map<String, String> redriveEnvironment(
+      ArchiverSettings s, RestoreSettings r, Redrive redrive) {
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("REDRIVE_ARCHIVER_FUNCTION", redrive.archiverAliasArn());
+    env.put("REDRIVE_SOURCE", redrive.source().orElse(""));
+    env.put("REDRIVE_KAFKA_AUTH", r.auth());
+    env.put("INPUT_TOPIC", s.inputTopic());
+    return env;
+  }
+
+  /**
+   * The redrive's grants: invoke the archiver's alias (the skipped batches go through its own
+   * handler, role and settings); read the on-failure queue (receive, delete once redriven, release
+   * what failed) or the failure bucket; with MSK IAM, read the archived topic on the cluster the
+   * function reaches.
+   */
+  static List<PolicyStatement> redriveStatements(
+      ArchiverSettings s, RestoreSettings r, Redrive redrive) {
+    List<PolicyStatement> out = new ArrayList<>();
+    out.add(
+        AccessPolicy.allow(
+            "RedriveInvokeArchiver",
+            List.of("lambda:InvokeFunction"),
+            List.of(redrive.archiverAliasArn())));
+    redrive
+        .queueArn()
+        .ifPresent(
+            arn ->
+                out.add(
+                    AccessPolicy.allow(
+                        "RedriveReadFailureQueue",
+                        List.of(
+                            "sqs:ReceiveMessage",
+                            "sqs:DeleteMessage",
+                            "sqs:ChangeMessageVisibility"),
+                        List.of(arn))));
+    redrive
+        .failureBucketArn()
+        .ifPresent(
+            arn -> {
+              out.add(
+                  AccessPolicy.allow(
+                      "RedriveListFailureBucket", List.of("s3:ListBucket"), List.of(arn)));
+              out.add(
+                  AccessPolicy.allow(
+                      "RedriveReadFailureBucket", List.of("s3:GetObject"), List.of(arn + "/*")));
+            });
+    if (r.auth().equals("msk-iam")) {
+      out.add(
+          AccessPolicy.allow(
+              "RedriveReadArchivedTopic",
+              List.of("kafka-cluster:DescribeTopic", "kafka-cluster:ReadData"),
+              List.of(
+                  KafkaSource.mskChildArn(r.clusterArn().orElseThrow(), "topic", s.inputTopic()))));
     }
     return out;
   }

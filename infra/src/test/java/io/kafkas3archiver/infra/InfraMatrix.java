@@ -326,7 +326,26 @@ final class InfraMatrix {
             "restoreSecurityGroupIds",
             "sg-0123456789abcdef0",
             "restoreMaxConcurrency",
-            "7"));
+            "7"),
+        // The redrive's other destination: the failure bucket (read), with a TLS target.
+        deployment(
+            "tls-restore-s3-failure-bucket",
+            "clusterArn",
+            Fixtures.CLUSTER_ARN,
+            "onFailure",
+            "s3",
+            "onFailureBucketArn",
+            "arn:aws:s3:::acme-failed-batches",
+            "restore",
+            "true",
+            "restoreAuth",
+            "tls",
+            "restoreBootstrapServers",
+            "b-1.dr.example.com:9094",
+            "restoreSubnetIds",
+            "subnet-0123456789abcdef0",
+            "restoreSecurityGroupIds",
+            "sg-0123456789abcdef0"));
   }
 
   private static String[] concat(String[] head, String... tail) {

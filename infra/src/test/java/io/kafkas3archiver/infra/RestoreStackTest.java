@@ -101,12 +101,67 @@ class RestoreStackTest {
   void shouldLetTheStateMachineInvokeTheRestoreFunctionOnlyAndReadOnlyManifests() {
     List<Statement> statements = Templates.statements(restore);
     List<String> invoke = Templates.resourcesFor(statements, "lambda:InvokeFunction");
-    assertThat(invoke).hasSize(2).allMatch(r -> r.startsWith("${RestoreFunction"));
+    // The state machine invokes the restore function; the restore function (its redrive action)
+    // only the archiver's alias.
+    assertThat(invoke)
+        .containsExactlyInAnyOrder(
+            "${RestoreFunction.Arn}", "${RestoreFunction.Arn}:*", "${LiveAlias}");
     assertThat(Templates.allActions(statements)).doesNotContain("lambda:*", "states:*", "s3:*");
     assertThat(Templates.resourcesFor(statements, "states:StartExecution"))
         .containsExactly(
             "arn:${AWS::Partition}:states:${AWS::Region}:${AWS::AccountId}:stateMachine:"
                 + "${AWS::StackName}-restore");
+  }
+
+  @Test
+  void shouldLetTheRedriveActionReadTheFailureQueueAndTheArchivedTopicAndInvokeTheArchiverOnly() {
+    List<Statement> statements = Templates.statements(restore);
+    assertThat(Templates.resourcesFor(statements, "sqs:ReceiveMessage"))
+        .containsExactly("${OnFailureQueue.Arn}");
+    assertThat(Templates.resourcesFor(statements, "sqs:DeleteMessage"))
+        .containsExactly("${OnFailureQueue.Arn}");
+    assertThat(Templates.resourcesFor(statements, "sqs:ChangeMessageVisibility"))
+        .containsExactly("${OnFailureQueue.Arn}");
+    assertThat(Templates.resourcesFor(statements, "kafka-cluster:ReadData"))
+        .contains(
+            "arn:aws:kafka:us-east-1:123456789012:topic/dr-cluster/"
+                + "abcdef01-2345-6789-abcd-ef0123456789-2/vehicle-telemetry");
+    Map<String, String> env = restoreFunctionEnvironment(restore);
+    assertThat(env)
+        .containsEntry("REDRIVE_ARCHIVER_FUNCTION", "${LiveAlias}")
+        .containsEntry("REDRIVE_SOURCE", "${OnFailureQueue}") // Ref: the queue URL
+        .containsEntry("REDRIVE_KAFKA_AUTH", "msk-iam")
+        .containsEntry("INPUT_TOPIC", "vehicle-telemetry");
+  }
+
+  @Test
+  void shouldPointTheRedriveAtTheFailureBucketWithOnFailureS3() {
+    Map<String, Object> c = new LinkedHashMap<>(restoreContext());
+    c.put("onFailure", "s3");
+    c.put("onFailureBucketArn", "arn:aws:s3:::acme-failed-batches");
+    Template s3 = Template.fromStack(Fixtures.stack(c));
+    List<Statement> statements = Templates.statements(s3);
+
+    assertThat(Templates.resourcesFor(statements, "s3:GetObject"))
+        .contains("arn:aws:s3:::acme-failed-batches/*");
+    assertThat(Templates.resourcesFor(statements, "sqs:ReceiveMessage")).isEmpty();
+    assertThat(restoreFunctionEnvironment(s3))
+        .containsEntry("REDRIVE_SOURCE", "s3://acme-failed-batches/");
+  }
+
+  private static Map<String, String> restoreFunctionEnvironment(Template template) {
+    for (Object r : Templates.resources(template).values()) {
+      Map<String, Object> resource = Templates.cast(r);
+      Map<String, Object> props = Templates.cast(resource.get("Properties"));
+      if ("AWS::Lambda::Function".equals(resource.get("Type"))
+          && RestoreStateMachine.HANDLER.equals(props.get("Handler"))) {
+        Map<String, String> out = new LinkedHashMap<>();
+        Templates.cast(Templates.cast(props.get("Environment")).get("Variables"))
+            .forEach((k, v) -> out.put(k, Templates.render(v)));
+        return out;
+      }
+    }
+    throw new AssertionError("no restore function in the template");
   }
 
   @Test

@@ -1,6 +1,8 @@
 package io.kafkas3archiver.restore;
 
 import io.kafkas3archiver.decode.Header;
+import io.kafkas3archiver.encode.KafkaColumns;
+import io.kafkas3archiver.encode.TabularValue;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -36,7 +38,7 @@ final class CsvRows {
             cells.add(new TabularValue.Cell(names.get(i), r.get(i), false));
           }
         }
-        byte[] value = TabularValue.build(cells);
+        byte[] value = TabularValue.rebuild(cells);
         if (!cols.metadata()) {
           records.add(ArchivedRecord.valueOnly(ordinal, row++, value));
           continue;
@@ -54,6 +56,11 @@ final class CsvRows {
           key = r.get(cols.key).getBytes(StandardCharsets.UTF_8);
         }
         List<Header> headers = HeadersText.parse(r.get(cols.headers));
+        if (cols.exact >= 0 && !r.get(cols.exact).isEmpty()) {
+          TabularValue.Exact exact = TabularValue.exact(r.get(cols.exact));
+          key = exact.hasKey() ? exact.key() : key;
+          value = TabularValue.value(cells, exact);
+        }
         records.add(
             new ArchivedRecord(
                 Integer.parseInt(r.get(cols.partition)),
@@ -77,7 +84,8 @@ final class CsvRows {
       int timestampType,
       int key,
       int headers,
-      int keyBase64) {
+      int keyBase64,
+      int exact) {
     static Columns of(List<String> names) {
       return new Columns(
           names.indexOf("kafka_topic"),
@@ -87,7 +95,8 @@ final class CsvRows {
           names.indexOf("kafka_timestamp_type"),
           names.indexOf("kafka_key"),
           names.indexOf("kafka_headers"),
-          names.indexOf("kafka_key_base64"));
+          names.indexOf("kafka_key_base64"),
+          names.indexOf(KafkaColumns.EXACT));
     }
 
     boolean metadata() {
@@ -103,7 +112,8 @@ final class CsvRows {
               || i == key
               || i == headers
               || i == timestampType
-              || i == keyBase64);
+              || i == keyBase64
+              || i == exact);
     }
   }
 }

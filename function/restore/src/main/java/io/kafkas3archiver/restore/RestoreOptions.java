@@ -1,20 +1,17 @@
 package io.kafkas3archiver.restore;
 
-import java.io.IOException;
-import java.io.Reader;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import io.kafkas3archiver.cli.CommandLine;
+import io.kafkas3archiver.cli.UsageException;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * The restore command's settings, parsed and checked once. Every error names the flag, the bad
@@ -52,6 +49,8 @@ public record RestoreOptions(
   public static final String USAGE =
       """
       Usage: restore --bucket B --topic T [range] [target] [options]
+             (java -jar kafka-s3-archiver-restore.jar [restore] ...; the same jar's redrive command
+             archives the batches the event source mapping skipped: redrive --help)
 
       Replays archived records (written with INCLUDE_KAFKA_METADATA=true) back into Kafka: key and
       value bytes, headers, create-time timestamps, and per-partition order. See docs/restore.md.
@@ -94,13 +93,6 @@ public record RestoreOptions(
         --help                     this text
       """;
 
-  /** A bad command line: the message says which flag, what was given and what is legal. */
-  public static final class UsageException extends IllegalArgumentException {
-    public UsageException(String message) {
-      super(message);
-    }
-  }
-
   /** Parses {@code args}; {@link Optional#empty()} for {@code --help}. */
   public static Optional<RestoreOptions> parse(String... args) {
     return parse(System::getenv, args);
@@ -111,121 +103,86 @@ public record RestoreOptions(
    * handler uses, so tests can pass their own).
    */
   public static Optional<RestoreOptions> parse(Function<String, String> env, String... args) {
-    Map<String, List<String>> flags = new LinkedHashMap<>();
-    Set<String> switches =
-        Set.of(
-            "--msk-iam",
-            "--rekey",
-            "--include-errors",
-            "--dry-run",
-            "--verify",
-            "--verify-only",
-            "--restart",
-            "--path-style",
-            "--help");
-    Set<String> valued =
-        Set.of(
-            "--bucket",
-            "--topic",
-            "--key-prefix",
-            "--list-prefix",
-            "--partitions",
-            "--from-offset",
-            "--to-offset",
-            "--from",
-            "--to",
-            "--bootstrap-servers",
-            "--target-topic",
-            "--producer-property",
-            "--producer-config",
-            "--max-mb-per-sec",
-            "--checkpoint-topic",
-            "--transactional-id",
-            "--transaction-records",
-            "--region",
-            "--endpoint-url",
-            "--progress-seconds");
-    for (int i = 0; i < args.length; i++) {
-      String a = args[i];
-      String value = null;
-      int eq = a.indexOf('=');
-      if (a.startsWith("--") && eq > 0 && valued.contains(a.substring(0, eq))) {
-        value = a.substring(eq + 1);
-        a = a.substring(0, eq);
-      }
-      if (switches.contains(a)) {
-        flags.put(a, List.of());
-      } else if (valued.contains(a)) {
-        if (value == null) {
-          if (i + 1 >= args.length) {
-            throw new UsageException(a + " needs a value");
-          }
-          value = args[++i];
-        }
-        flags.computeIfAbsent(a, k -> new ArrayList<>()).add(value);
-      } else {
-        throw new UsageException(
-            "unknown argument '" + a + "'; run with --help for the list of flags");
-      }
-    }
-    if (flags.containsKey("--help")) {
+    CommandLine flags =
+        CommandLine.parse(
+            args,
+            Set.of(
+                "--msk-iam",
+                "--rekey",
+                "--include-errors",
+                "--dry-run",
+                "--verify",
+                "--verify-only",
+                "--restart",
+                "--path-style",
+                "--help"),
+            Set.of(
+                "--bucket",
+                "--topic",
+                "--key-prefix",
+                "--list-prefix",
+                "--partitions",
+                "--from-offset",
+                "--to-offset",
+                "--from",
+                "--to",
+                "--bootstrap-servers",
+                "--target-topic",
+                "--producer-property",
+                "--producer-config",
+                "--max-mb-per-sec",
+                "--checkpoint-topic",
+                "--transactional-id",
+                "--transaction-records",
+                "--region",
+                "--endpoint-url",
+                "--progress-seconds"));
+    if (flags.has("--help")) {
       return Optional.empty();
     }
-    String bucket = required(flags, "--bucket");
-    String topic = required(flags, "--topic");
-    boolean dryRun = flags.containsKey("--dry-run");
-    Optional<String> bootstrap = one(flags, "--bootstrap-servers");
+    String bucket = flags.required("--bucket");
+    String topic = flags.required("--topic");
+    boolean dryRun = flags.has("--dry-run");
+    Optional<String> bootstrap = flags.one("--bootstrap-servers");
     if (!dryRun && bootstrap.isEmpty()) {
       throw new UsageException(
           "--bootstrap-servers is required (the target cluster), unless --dry-run");
     }
-    String targetTopic = one(flags, "--target-topic").orElse(topic);
-    Map<String, String> producer = new LinkedHashMap<>();
-    for (String file : flags.getOrDefault("--producer-config", List.of())) {
-      Properties p = new Properties();
-      try (Reader r = Files.newBufferedReader(Path.of(file))) {
-        p.load(r);
-      } catch (IOException e) {
-        throw new UsageException(
-            "--producer-config " + file + " could not be read: " + e.getMessage());
-      }
-      p.forEach((k, v) -> producer.put(k.toString(), v.toString()));
-    }
-    for (String kv : flags.getOrDefault("--producer-property", List.of())) {
-      int eq = kv.indexOf('=');
-      if (eq <= 0) {
-        throw new UsageException(
-            "--producer-property '" + kv.replaceAll("=.*", "=…") + "' is not key=value");
-      }
-      producer.put(kv.substring(0, eq), kv.substring(eq + 1));
-    }
+    String targetTopic = flags.one("--target-topic").orElse(topic);
+    Map<String, String> producer =
+        flags.clientProperties("--producer-config", "--producer-property");
     Set<Integer> partitions = new TreeSet<>();
-    one(flags, "--partitions")
+    flags
+        .one("--partitions")
         .ifPresent(
             list -> {
               for (String p : list.split(",")) {
-                partitions.add((int) number("--partitions", p.trim(), 0, Integer.MAX_VALUE));
+                partitions.add(
+                    (int) CommandLine.number("--partitions", p.trim(), 0, Integer.MAX_VALUE));
               }
             });
     long fromOffset =
-        one(flags, "--from-offset")
-            .map(v -> number("--from-offset", v, 0, Long.MAX_VALUE))
+        flags
+            .one("--from-offset")
+            .map(v -> CommandLine.number("--from-offset", v, 0, Long.MAX_VALUE))
             .orElse(0L);
     long toOffset =
-        one(flags, "--to-offset")
-            .map(v -> number("--to-offset", v, 0, Long.MAX_VALUE))
+        flags
+            .one("--to-offset")
+            .map(v -> CommandLine.number("--to-offset", v, 0, Long.MAX_VALUE))
             .orElse(Long.MAX_VALUE);
     if (toOffset < fromOffset) {
       throw new UsageException(
           "--to-offset " + toOffset + " is before --from-offset " + fromOffset);
     }
-    Optional<Instant> from = one(flags, "--from").map(v -> instant("--from", v));
-    Optional<Instant> to = one(flags, "--to").map(v -> instant("--to", v));
+    Optional<Instant> from = flags.one("--from").map(v -> instant("--from", v));
+    Optional<Instant> to = flags.one("--to").map(v -> instant("--to", v));
     if (from.isPresent() && to.isPresent() && !to.get().isAfter(from.get())) {
       throw new UsageException("--to " + to.get() + " must be after --from " + from.get());
     }
     double rate =
-        one(flags, "--max-mb-per-sec")
+        flags
+            .one("--max-mb-per-sec")
             .map(
                 v -> {
                   try {
@@ -244,8 +201,8 @@ public record RestoreOptions(
         new RestoreOptions(
             bucket,
             topic,
-            one(flags, "--key-prefix").orElse("condense"),
-            one(flags, "--list-prefix"),
+            flags.one("--key-prefix").orElse("condense"),
+            flags.one("--list-prefix"),
             Set.copyOf(partitions),
             fromOffset,
             toOffset,
@@ -254,25 +211,28 @@ public record RestoreOptions(
             bootstrap,
             targetTopic,
             Map.copyOf(producer),
-            flags.containsKey("--msk-iam"),
-            flags.containsKey("--rekey"),
-            flags.containsKey("--include-errors"),
+            flags.has("--msk-iam"),
+            flags.has("--rekey"),
+            flags.has("--include-errors"),
             dryRun,
-            flags.containsKey("--verify") || flags.containsKey("--verify-only"),
-            flags.containsKey("--verify-only"),
-            flags.containsKey("--restart"),
+            flags.has("--verify") || flags.has("--verify-only"),
+            flags.has("--verify-only"),
+            flags.has("--restart"),
             rate,
-            one(flags, "--checkpoint-topic").orElse(targetTopic + ".restore-checkpoint"),
-            one(flags, "--transactional-id").orElse("kafka-s3-archiver-restore." + targetTopic),
-            one(flags, "--transaction-records")
-                .map(v -> (int) number("--transaction-records", v, 1, 1_000_000))
+            flags.one("--checkpoint-topic").orElse(targetTopic + ".restore-checkpoint"),
+            flags.one("--transactional-id").orElse("kafka-s3-archiver-restore." + targetTopic),
+            flags
+                .one("--transaction-records")
+                .map(v -> (int) CommandLine.number("--transaction-records", v, 1, 1_000_000))
                 .orElse(5_000),
-            one(flags, "--region"),
-            one(flags, "--endpoint-url")
+            flags.one("--region"),
+            flags
+                .one("--endpoint-url")
                 .or(() -> Optional.ofNullable(env.apply("AWS_ENDPOINT_URL_S3"))),
-            flags.containsKey("--path-style"),
-            one(flags, "--progress-seconds")
-                    .map(v -> number("--progress-seconds", v, 1, 3600))
+            flags.has("--path-style"),
+            flags
+                    .one("--progress-seconds")
+                    .map(v -> CommandLine.number("--progress-seconds", v, 1, 3600))
                     .orElse(5L)
                 * 1000));
   }
@@ -286,34 +246,54 @@ public record RestoreOptions(
     return keyPrefix + "/_errors/" + topic + "/";
   }
 
-  private static String required(Map<String, List<String>> flags, String name) {
-    return one(flags, name).orElseThrow(() -> new UsageException(name + " is required"));
-  }
-
-  private static Optional<String> one(Map<String, List<String>> flags, String name) {
-    List<String> values = flags.get(name);
-    if (values == null || values.isEmpty()) {
-      return Optional.empty();
-    }
-    if (values.size() > 1) {
-      throw new UsageException(name + " is given " + values.size() + " times; give it once");
-    }
-    if (values.get(0).isBlank()) {
-      throw new UsageException(name + " is empty");
-    }
-    return Optional.of(values.get(0));
-  }
-
-  private static long number(String flag, String v, long min, long max) {
-    try {
-      long n = Long.parseLong(v);
-      if (n >= min && n <= max) {
-        return n;
+  /**
+   * Whether a record lies in the requested range (partitions, offsets, create time, combined with
+   * AND). Values-only rows carry no partition, offset or time, so no filter applies to them.
+   */
+  Predicate<ArchivedRecord> inRange() {
+    return r -> {
+      if (r.partition() == ArchivedRecord.NO_PARTITION) {
+        return true;
       }
-    } catch (NumberFormatException e) {
-      // reported below
+      if (!partitions.isEmpty() && !partitions.contains(r.partition())) {
+        return false;
+      }
+      if (r.offset() < fromOffset || r.offset() > toOffset) {
+        return false;
+      }
+      if (from.isPresent() && r.timestamp() < from.get().toEpochMilli()) {
+        return false;
+      }
+      return to.isEmpty() || r.timestamp() < to.get().toEpochMilli();
+    };
+  }
+
+  /** Whether any range flag narrows the restore. */
+  boolean hasRange() {
+    return !partitions.isEmpty()
+        || from.isPresent()
+        || to.isPresent()
+        || fromOffset > 0
+        || toOffset < Long.MAX_VALUE;
+  }
+
+  /** The range flags as given, for messages ("the whole archive" when none is). */
+  String rangeText() {
+    List<String> parts = new ArrayList<>();
+    if (!partitions.isEmpty()) {
+      parts.add(
+          "--partitions "
+              + String.join(",", new TreeSet<>(partitions).stream().map(String::valueOf).toList()));
     }
-    throw new UsageException(flag + " '" + v + "' is not a whole number in " + min + ".." + max);
+    if (fromOffset > 0) {
+      parts.add("--from-offset " + fromOffset);
+    }
+    if (toOffset < Long.MAX_VALUE) {
+      parts.add("--to-offset " + toOffset);
+    }
+    from.ifPresent(f -> parts.add("--from " + f));
+    to.ifPresent(t -> parts.add("--to " + t));
+    return parts.isEmpty() ? "the whole archive" : String.join(" ", parts);
   }
 
   private static Instant instant(String flag, String v) {

@@ -1,6 +1,8 @@
 package io.kafkas3archiver.restore;
 
 import io.kafkas3archiver.decode.Header;
+import io.kafkas3archiver.encode.KafkaColumns;
+import io.kafkas3archiver.encode.TabularValue;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -10,6 +12,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Set;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.conf.PlainParquetConfiguration;
@@ -31,6 +34,26 @@ import org.apache.parquet.schema.Type;
  * object at a time), pages are decompressed by {@link ParquetDecompressors}.
  */
 final class ParquetRows {
+  /**
+   * Every metadata column an archive object may have, the schema registry's ids included: none of
+   * them is part of the value (the archiver renames a value field that would collide).
+   */
+  private static final Set<String> METADATA_COLUMNS =
+      Set.of(
+          KafkaColumns.TOPIC,
+          KafkaColumns.PARTITION,
+          KafkaColumns.OFFSET,
+          KafkaColumns.TIMESTAMP,
+          KafkaColumns.TIMESTAMP_TYPE,
+          KafkaColumns.KEY,
+          KafkaColumns.HEADERS,
+          KafkaColumns.EXACT,
+          "kafka_key_base64",
+          "kafka_key_schema_id",
+          "kafka_key_data_format",
+          "kafka_value_schema_id",
+          "kafka_value_data_format");
+
   private ParquetRows() {}
 
   static ObjectRows read(byte[] body, String topic, long ordinal) throws IOException {
@@ -52,6 +75,7 @@ final class ParquetRows {
       int keyCol = index(schema, "kafka_key");
       int headersCol = index(schema, "kafka_headers");
       int keyBase64Col = index(schema, "kafka_key_base64");
+      int exactCol = index(schema, KafkaColumns.EXACT);
       metadata = partitionCol >= 0 && offsetCol >= 0;
       int row = 0;
       PageReadStore pages;
@@ -64,20 +88,12 @@ final class ParquetRows {
           Group g = rr.read();
           List<TabularValue.Cell> cells = new ArrayList<>();
           for (int c = 0; c < fields.size(); c++) {
-            if (metadata
-                && (c == topicCol
-                    || c == partitionCol
-                    || c == offsetCol
-                    || c == timestampCol
-                    || c == timestampTypeCol
-                    || c == keyCol
-                    || c == headersCol
-                    || c == keyBase64Col)) {
+            if (metadata && METADATA_COLUMNS.contains(fields.get(c).getName())) {
               continue;
             }
             cells.add(cell(g, c, fields.get(c)));
           }
-          byte[] value = TabularValue.build(cells);
+          byte[] value = TabularValue.rebuild(cells);
           if (!metadata) {
             records.add(ArchivedRecord.valueOnly(ordinal, row++, value));
             continue;
@@ -99,6 +115,11 @@ final class ParquetRows {
                   : List.of();
           long timestamp =
               timestampCol >= 0 && present(g, timestampCol) ? g.getLong(timestampCol, 0) : -1;
+          if (exactCol >= 0 && present(g, exactCol)) {
+            TabularValue.Exact exact = TabularValue.exact(g.getString(exactCol, 0));
+            key = exact.hasKey() ? exact.key() : key;
+            value = TabularValue.value(cells, exact);
+          }
           records.add(
               new ArchivedRecord(
                   g.getInteger(partitionCol, 0),
@@ -157,8 +178,7 @@ final class ParquetRows {
         // ("19.400000000" -> "19.4"); other binary columns are UTF-8 text.
         if (logical instanceof LogicalTypeAnnotation.DecimalLogicalTypeAnnotation d) {
           BigDecimal v = new BigDecimal(new BigInteger(g.getBinary(c, 0).getBytes()), d.getScale());
-          v = v.signum() == 0 ? BigDecimal.ZERO : v.stripTrailingZeros();
-          yield new TabularValue.Cell(name, v.toPlainString(), true);
+          yield new TabularValue.Cell(name, TabularValue.decimalText(v), true);
         }
         yield new TabularValue.Cell(name, g.getString(c, 0), false);
       }

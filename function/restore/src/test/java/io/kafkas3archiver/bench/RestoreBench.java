@@ -37,8 +37,8 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
  * same measure for both directions. The median of {@code bench.restoreRounds} rounds (3) is
  * printed; each round archives into a fresh prefix and restores into a fresh topic.
  *
- * <p>{@code ./mvnw -q -pl function test-compile exec:java@restore-bench} (system properties {@code
- * bench.records}, 50000, and {@code bench.restoreRounds}).
+ * <p>{@code ./mvnw -q -pl function/restore -am test -DskipTests -Drestore.bench} (system properties
+ * {@code bench.records}, 50000, and {@code bench.restoreRounds}).
  */
 public final class RestoreBench {
   private static final int PARTITIONS = 3;

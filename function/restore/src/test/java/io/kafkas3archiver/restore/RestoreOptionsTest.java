@@ -79,7 +79,7 @@ class RestoreOptionsTest {
                 "sasl.jaas.config=secret-here",
                 "--msk-iam")
             .orElseThrow();
-    var props = Restorer.clientProperties(options);
+    var props = TargetCluster.clientProperties(options);
     assertThat(props)
         .containsEntry("sasl.mechanism", "AWS_MSK_IAM")
         .containsEntry("security.protocol", "SASL_SSL")

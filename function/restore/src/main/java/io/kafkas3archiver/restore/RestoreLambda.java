@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kafkas3archiver.cli.UsageException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -32,6 +33,11 @@ import software.amazon.awssdk.services.s3.S3Client;
  *   <li>{@code {"action":"partition", ...one manifest item...}} restores that partition after its
  *       checkpoint until the archive ends or the invocation's time nearly runs out, commits, and
  *       returns the item with {@code "done"}; the state machine invokes it again until done.
+ *   <li>{@code {"action":"redrive"}} archives the batches the archiver's event source mapping
+ *       skipped (docs/restore.md#redrive): it reads the on-failure records ({@code REDRIVE_SOURCE},
+ *       the deployment's queue or bucket), consumes the skipped offsets from Kafka, which this
+ *       function reaches, and invokes the archiver function ({@code REDRIVE_ARCHIVER_FUNCTION})
+ *       with them, so they are archived with its own configuration and grants, each offset once.
  * </ul>
  *
  * <p>The work unit is one partition because order within a partition is the only order Kafka has:
@@ -124,10 +130,11 @@ public final class RestoreLambda implements RequestStreamHandler {
     String action = request.path("action").asText("");
     return switch (action) {
       case "plan" -> plan((ObjectNode) request);
+      case "redrive" -> redrive((ObjectNode) request, remainingMillis);
       case "partition" -> partition((ObjectNode) request, remainingMillis);
       default ->
           throw new BadRequestException(
-              "action '" + action + "' is not known; legal values: plan, partition");
+              "action '" + action + "' is not known; legal values: plan, partition, redrive");
     };
   }
 
@@ -231,6 +238,80 @@ public final class RestoreLambda implements RequestStreamHandler {
           slice.complete() ? "done" : "more to do (the state machine calls again)");
       return answer;
     }
+  }
+
+  /** The redrive request's own keys; the rest comes from the deployment's environment. */
+  static final Set<String> REDRIVE_KEYS =
+      Set.of(
+          "source", "bootstrapServers", "dryRun", "keepMessages", "maxRecords", "timeoutSeconds");
+
+  private JsonNode redrive(ObjectNode request, long remainingMillis) {
+    allowOnly(request, Set.of("action", "redrive"));
+    JsonNode redrive = request.path("redrive");
+    if (!redrive.isMissingNode() && !redrive.isObject()) {
+      throw new BadRequestException("\"redrive\" must be an object, e.g. {\"dryRun\":true}");
+    }
+    allowOnly(redrive.isObject() ? redrive : JSON.createObjectNode(), REDRIVE_KEYS);
+    String function = env.apply("REDRIVE_ARCHIVER_FUNCTION");
+    if (function == null || function.isBlank()) {
+      throw new BadRequestException(
+          "REDRIVE_ARCHIVER_FUNCTION is not set: the redrive action hands batches to the archiver"
+              + " function; deploy with restore=true, which sets it");
+    }
+    String source = redrive.path("source").asText(env.apply("REDRIVE_SOURCE"));
+    if (source == null || source.isBlank()) {
+      throw new BadRequestException(
+          "no on-failure destination: set redrive.source (an SQS queue URL or s3://bucket/prefix),"
+              + " or deploy with an on-failure destination (onFailure=sqs or s3), which sets"
+              + " REDRIVE_SOURCE");
+    }
+    List<String> args = new ArrayList<>();
+    args.addAll(List.of(source.startsWith("s3://") ? "--s3" : "--sqs-queue-url", source));
+    args.addAll(List.of("--archiver-function", function));
+    switch (String.valueOf(env.apply("REDRIVE_KAFKA_AUTH"))) {
+      case "msk-iam" -> args.add("--msk-iam");
+      case "tls" -> args.addAll(List.of("--consumer-property", "security.protocol=SSL"));
+      default -> {
+        // plaintext
+      }
+    }
+    if (redrive.hasNonNull("bootstrapServers")) {
+      args.addAll(List.of("--bootstrap-servers", redrive.get("bootstrapServers").asText()));
+    }
+    if (redrive.path("dryRun").asBoolean(false)) {
+      args.add("--dry-run");
+    }
+    if (redrive.path("keepMessages").asBoolean(false)) {
+      args.add("--keep-messages");
+    }
+    int maxRecords = redrive.path("maxRecords").asInt(100);
+    args.addAll(List.of("--max-records", Integer.toString(maxRecords)));
+    // Each record's Kafka reads and invocations must end before this invocation does.
+    long timeout =
+        Math.max(1, Math.min(redrive.path("timeoutSeconds").asLong(120), remainingMillis / 4000));
+    args.addAll(List.of("--timeout-seconds", Long.toString(timeout)));
+    io.kafkas3archiver.redrive.RedriveOptions options;
+    try {
+      options =
+          io.kafkas3archiver.redrive.RedriveOptions.parse(env, args.toArray(String[]::new))
+              .orElseThrow();
+    } catch (UsageException e) {
+      throw new BadRequestException("redrive settings: " + e.getMessage());
+    }
+    io.kafkas3archiver.redrive.Redriver.Report report =
+        io.kafkas3archiver.redrive.RedriveCommand.redrive(options, env, env, log);
+    ObjectNode answer = JSON.createObjectNode();
+    answer.put("records", report.records());
+    answer.put("redriven", report.redriven());
+    answer.put("failed", report.failed());
+    answer.put("recordsArchived", report.recordsArchived());
+    answer.put("offsetsMissing", report.offsetsMissing());
+    answer.put("more", report.records() >= maxRecords);
+    if (!report.ok()) {
+      throw new io.kafkas3archiver.redrive.RedriveException(
+          "redrive incomplete: " + answer + " (the log names each record and why)");
+    }
+    return answer;
   }
 
   // ---- the per-partition object list ----
@@ -359,7 +440,7 @@ public final class RestoreLambda implements RequestStreamHandler {
     try {
       return RestoreOptions.parse(env, args.toArray(String[]::new))
           .orElseThrow(() -> new BadRequestException("--help is not a request"));
-    } catch (RestoreOptions.UsageException e) {
+    } catch (UsageException e) {
       throw new BadRequestException("restore settings: " + e.getMessage());
     }
   }

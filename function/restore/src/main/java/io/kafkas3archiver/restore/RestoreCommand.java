@@ -1,16 +1,20 @@
 package io.kafkas3archiver.restore;
 
+import io.kafkas3archiver.cli.UsageException;
 import java.io.PrintStream;
 import java.net.URI;
+import java.util.Locale;
 import java.util.Optional;
+import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3Configuration;
 
 /**
- * {@code ./mvnw -q -pl function exec:java@restore -Dexec.args="--help"}: restores an archived range
- * into Kafka. Exit code 0 on success, 1 on a failed restore or verify, 2 on a bad command line.
+ * {@code java -jar kafka-s3-archiver-restore.jar --help} (the restore jar's Main-Class): restores
+ * an archived range into Kafka. Exit code 0 on success, 1 on a failed restore or verify, 2 on a bad
+ * command line.
  */
 public final class RestoreCommand {
   private RestoreCommand() {}
@@ -26,7 +30,7 @@ public final class RestoreCommand {
     Optional<RestoreOptions> parsed;
     try {
       parsed = RestoreOptions.parse(args);
-    } catch (RestoreOptions.UsageException e) {
+    } catch (UsageException e) {
       err.println("restore: " + e.getMessage());
       return 2;
     }
@@ -40,7 +44,7 @@ public final class RestoreCommand {
           new Restorer(options, new ArchiveReader(s3, options.bucket(), options.topic()), out)
               .run();
       return options.verify() && !result.verified() ? 1 : 0;
-    } catch (Restorer.RestoreException e) {
+    } catch (RestoreException e) {
       err.println("restore failed: " + e.getMessage());
       return 1;
     } catch (InterruptedException e) {
@@ -48,16 +52,16 @@ public final class RestoreCommand {
       err.println("restore interrupted; rerun the same command to resume from the checkpoint");
       return 1;
     } catch (Exception e) {
-      err.println(
-          "restore failed: "
-              + e.getClass().getSimpleName()
-              + ": "
-              + e.getMessage()
-              + "; rerun the same command to resume from the checkpoint");
+      err.println("restore failed: " + e.getClass().getSimpleName() + ": " + e.getMessage());
       return 1;
     }
   }
 
+  /**
+   * The S3 client for the archive. Without {@code --region} the SDK's region chain decides ({@code
+   * AWS_REGION}, the profile, the instance); when it finds none, the message says which flag to
+   * pass rather than the SDK's list of providers.
+   */
   static S3Client s3(RestoreOptions options) {
     var builder =
         S3Client.builder()
@@ -72,6 +76,20 @@ public final class RestoreCommand {
               builder.serviceConfiguration(
                   S3Configuration.builder().chunkedEncodingEnabled(false).build());
             });
-    return builder.build();
+    try {
+      return builder.build();
+    } catch (SdkClientException e) {
+      if (options.region().isEmpty()
+          && String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT).contains("region")) {
+        throw new RestoreException(
+            "no AWS region for the bucket "
+                + options.bucket()
+                + ": pass --region <the bucket's region> (or set AWS_REGION); with --endpoint-url"
+                + " (MinIO, S3Proxy) any region name the server accepts works, e.g. --region"
+                + " us-east-1",
+            e);
+      }
+      throw e;
+    }
   }
 }
