@@ -243,7 +243,7 @@ class PayloadLogLeakTest {
 
   private static InputPath path(
       String name, Map<String, String> env, Consumer<ScriptedBackends> script, String... expect) {
-    return new InputPath(name, env, true, 2_600, script, List.of(expect));
+    return new InputPath(name, env, true, 6_000, script, List.of(expect));
   }
 
   private static Map<String, String> contentKeys(String format) {
