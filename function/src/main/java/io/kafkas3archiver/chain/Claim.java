@@ -1,4 +1,4 @@
-package io.kafkas3archiver.group;
+package io.kafkas3archiver.chain;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -29,7 +29,8 @@ import java.util.Optional;
  * end at every missing offset, so the offsets between segments are the gaps, and the same lookup
  * reads them right.
  */
-public record Claim(long first, long last, int errorRows, List<Segment> segments, List<Gap> gaps) {
+public record Claim(
+    long first, long last, int errorRows, List<Segment> segments, List<Gap> gaps, int dataRows) {
   /** User-metadata names ({@code x-amz-meta-...}); S3 lowercases them. */
   public static final String OFFSETS = "kafka-offsets";
 
@@ -73,6 +74,15 @@ public record Claim(long first, long last, int errorRows, List<Segment> segments
   /** A claim without gaps (every offset of {@code [first, last]} outside its segments is one). */
   public Claim(long first, long last, int errorRows, List<Segment> segments) {
     this(first, last, errorRows, segments, List.of());
+  }
+
+  /**
+   * A claim held by its data object (or a pointer): {@code dataRows} is -1, not recorded. Only a
+   * claim held by an error object records its data rows, so that a delivery meeting it knows
+   * whether a data object belongs beside it.
+   */
+  public Claim(long first, long last, int errorRows, List<Segment> segments, List<Gap> gaps) {
+    this(first, last, errorRows, segments, gaps, -1);
   }
 
   /** Offsets {@code from..to} whose start folder is shared (the gaps among them excluded). */
@@ -131,7 +141,12 @@ public record Claim(long first, long last, int errorRows, List<Segment> segments
   public record Pointer(ZonedDateTime folder, Claim claim) {}
 
   public Claim withErrorRows(int rows) {
-    return new Claim(first, last, rows, segments, gaps);
+    return new Claim(first, last, rows, segments, gaps, dataRows);
+  }
+
+  /** The same claim held by an error object beside which {@code rows} data rows belong. */
+  public Claim withDataRows(int rows) {
+    return new Claim(first, last, errorRows, segments, gaps, rows);
   }
 
   /**
@@ -173,11 +188,13 @@ public record Claim(long first, long last, int errorRows, List<Segment> segments
         head.add(new Segment(s.from(), Math.min(s.to(), end), s.folderEpochSecond()));
       }
     }
-    return new Claim(first, end, errorRows, head, gaps.stream().filter(g -> g.to() < end).toList());
+    return new Claim(
+        first, end, errorRows, head, gaps.stream().filter(g -> g.to() < end).toList(), dataRows);
   }
 
   private static boolean fits(Claim c) {
-    return c.withErrorRows(Integer.MAX_VALUE).metadataBytes() <= METADATA_BYTES - POINTER_ROOM;
+    return c.withErrorRows(Integer.MAX_VALUE).withDataRows(Integer.MAX_VALUE).metadataBytes()
+        <= METADATA_BYTES - POINTER_ROOM;
   }
 
   /** The bytes this claim takes of S3's user-metadata limit, names included. */
@@ -196,7 +213,7 @@ public record Claim(long first, long last, int errorRows, List<Segment> segments
   public Map<String, String> toMetadata() {
     Map<String, String> m = new HashMap<>();
     m.put(OFFSETS, first + "-" + last);
-    m.put(ERROR_ROWS, Integer.toString(errorRows));
+    m.put(ERROR_ROWS, errorRows + (dataRows >= 0 ? "+" + dataRows : ""));
     StringBuilder sb = new StringBuilder();
     for (Segment s : segments) {
       if (!sb.isEmpty()) {
@@ -286,7 +303,10 @@ public record Claim(long first, long last, int errorRows, List<Segment> segments
       int dash = offsets.indexOf('-');
       long first = Long.parseLong(offsets.substring(0, dash));
       long last = Long.parseLong(offsets.substring(dash + 1));
-      int errorRows = Integer.parseInt(m.getOrDefault(ERROR_ROWS, "0"));
+      String rows = m.getOrDefault(ERROR_ROWS, "0");
+      int plus = rows.indexOf('+');
+      int errorRows = Integer.parseInt(plus < 0 ? rows : rows.substring(0, plus));
+      int dataRows = plus < 0 ? -1 : Integer.parseInt(rows.substring(plus + 1));
       List<Segment> segments = new ArrayList<>();
       String s = m.getOrDefault(SEGMENTS, "");
       if (!s.isEmpty()) {
@@ -301,7 +321,7 @@ public record Claim(long first, long last, int errorRows, List<Segment> segments
         }
       }
       List<Gap> gaps = decodeGaps(m.getOrDefault(GAPS, ""), first, last);
-      return Optional.of(new Claim(first, last, errorRows, segments, gaps));
+      return Optional.of(new Claim(first, last, errorRows, segments, gaps, dataRows));
     } catch (RuntimeException e) {
       return Optional.empty();
     }
