@@ -327,49 +327,47 @@ public final class ChainWriter {
     private void leavePointers(
         ObjectGroup group, Claim stored, long cut, Deadline deadline, Ledger ledger)
         throws UploadException {
-      var pointer = stored.pointerAt(cut, config.timeZone());
-      if (pointer.isEmpty()) {
-        return;
-      }
-      Claim claim = pointer.get().claim();
-      ObjectGroup empty =
-          new ObjectGroup(
-              group.topic(),
-              group.partition(),
-              claim.first(),
-              pointer.get().folder(),
-              List.of(),
-              List.of(),
-              // The claim met is this group's key, so its record-variable values are the group's.
-              group.folderValues());
-      GroupEncoder.Bodies bodies = encoder.encode(empty);
-      WrittenObject data =
-          putIfAbsent(
-              key(Kind.DATA, empty),
-              WrittenObject.Kind.DATA,
-              0,
-              bodies.rawBytes(),
-              bodies.data(),
-              bodies.dataContentType(),
-              claim,
-              deadline,
-              ledger);
-      if (data != null) {
-        ledger.written(data);
-      }
-      WrittenObject errors =
-          putIfAbsent(
-              key(Kind.ERROR, empty),
-              WrittenObject.Kind.ERROR,
-              0,
-              0,
-              new byte[0],
-              ERROR_CONTENT_TYPE,
-              claim,
-              deadline,
-              ledger);
-      if (errors != null) {
-        ledger.written(errors);
+      for (Claim.Pointer pointer : stored.pointersAt(cut, config.timeZone())) {
+        Claim claim = pointer.claim();
+        ObjectGroup empty =
+            new ObjectGroup(
+                group.topic(),
+                group.partition(),
+                claim.first(),
+                pointer.folder(),
+                List.of(),
+                List.of(),
+                // The claim met is this group's key, so its record-variable values are the group's.
+                group.folderValues());
+        GroupEncoder.Bodies bodies = encoder.encode(empty);
+        WrittenObject data =
+            putIfAbsent(
+                key(Kind.DATA, empty),
+                WrittenObject.Kind.DATA,
+                0,
+                bodies.rawBytes(),
+                bodies.data(),
+                bodies.dataContentType(),
+                claim,
+                deadline,
+                ledger);
+        if (data != null) {
+          ledger.written(data);
+        }
+        WrittenObject errors =
+            putIfAbsent(
+                key(Kind.ERROR, empty),
+                WrittenObject.Kind.ERROR,
+                0,
+                0,
+                new byte[0],
+                ERROR_CONTENT_TYPE,
+                claim,
+                deadline,
+                ledger);
+        if (errors != null) {
+          ledger.written(errors);
+        }
       }
     }
 

@@ -85,10 +85,36 @@ public record Claim(
     this(first, last, errorRows, segments, gaps, -1);
   }
 
-  /** Offsets {@code from..to} whose start folder is shared (the gaps among them excluded). */
-  public record Segment(long from, long to, long folderEpochSecond) {
+  /**
+   * Offsets {@code from..to} whose start folder is shared (the gaps among them excluded), or, when
+   * {@code otherFolders} is not empty, is one of these folders: a mixed segment, where record times
+   * jitter across an hour edge so the start folder alternates record by record. A restart inside a
+   * mixed segment names its object in one of its folders; a pointer goes to each (written {@code
+   * from-to@f1|f2}).
+   */
+  public record Segment(long from, long to, long folderEpochSecond, List<Long> otherFolders) {
+    public Segment {
+      otherFolders = List.copyOf(otherFolders);
+    }
+
+    public Segment(long from, long to, long folderEpochSecond) {
+      this(from, to, folderEpochSecond, List.of());
+    }
+
     ZonedDateTime folder(ZoneId zone) {
       return Instant.ofEpochSecond(folderEpochSecond).atZone(zone);
+    }
+
+    /** Every folder a restart inside this segment may name its object in. */
+    List<Long> folders() {
+      List<Long> all = new ArrayList<>(1 + otherFolders.size());
+      all.add(folderEpochSecond);
+      all.addAll(otherFolders);
+      return all;
+    }
+
+    Segment span(long newFrom, long newTo) {
+      return new Segment(newFrom, newTo, folderEpochSecond, otherFolders);
     }
   }
 
@@ -97,22 +123,34 @@ public record Claim(
 
   /** Where a delivery that restarts at {@code cut} names its object, if this claim covers it. */
   public Optional<Pointer> pointerAt(long cut, ZoneId zone) {
+    return pointersAt(cut, zone).stream().findFirst();
+  }
+
+  /**
+   * Where a delivery that restarts at {@code cut} may name its object: one place, or one per folder
+   * of a mixed segment. Empty when this claim does not cover {@code cut}.
+   */
+  public List<Pointer> pointersAt(long cut, ZoneId zone) {
     if (cut <= first || cut > last) {
-      return Optional.empty();
+      return List.of();
     }
     long at = firstHeldFrom(cut);
     if (at < 0) {
-      return Optional.empty();
+      return List.of();
     }
     List<Segment> rest = new ArrayList<>();
     for (Segment s : segments) {
       if (s.to() >= at) {
-        rest.add(new Segment(Math.max(s.from(), at), s.to(), s.folderEpochSecond()));
+        rest.add(s.span(Math.max(s.from(), at), s.to()));
       }
     }
     List<Gap> restGaps = gaps.stream().filter(g -> g.from() > at).toList();
-    Segment head = rest.get(0);
-    return Optional.of(new Pointer(head.folder(zone), new Claim(at, last, 0, rest, restGaps)));
+    Claim claim = new Claim(at, last, 0, rest, restGaps);
+    List<Pointer> pointers = new ArrayList<>();
+    for (long folder : rest.get(0).folders()) {
+      pointers.add(new Pointer(Instant.ofEpochSecond(folder).atZone(zone), claim));
+    }
+    return pointers;
   }
 
   /** The first offset {@code >= x} this object holds, or -1 when it holds none. */
@@ -185,7 +223,7 @@ public record Claim(
     List<Segment> head = new ArrayList<>();
     for (Segment s : segments) {
       if (s.from() <= end) {
-        head.add(new Segment(s.from(), Math.min(s.to(), end), s.folderEpochSecond()));
+        head.add(s.span(s.from(), Math.min(s.to(), end)));
       }
     }
     return new Claim(
@@ -220,6 +258,9 @@ public record Claim(
         sb.append(',');
       }
       sb.append(s.from()).append('-').append(s.to()).append('@').append(s.folderEpochSecond());
+      for (long other : s.otherFolders()) {
+        sb.append('|').append(other);
+      }
     }
     m.put(SEGMENTS, sb.toString());
     if (!gaps.isEmpty()) {
@@ -228,8 +269,83 @@ public record Claim(
     return m;
   }
 
-  /** {@code held[+length][*times]}, comma-separated: see {@link #METADATA_BYTES}. */
+  /**
+   * The gaps, delta-coded ({@link #deltaGaps}) or, where offsets of two folders interleave so
+   * finely that the delta code is long, as a bitmap of the held offsets ({@link #bitmapGaps}):
+   * whichever is shorter, once the delta code passes {@link #BITMAP_FROM} bytes.
+   */
   private String encodeGaps() {
+    String delta = deltaGaps();
+    if (useBitmap(delta.length(), bitmapLength(first, last))) {
+      return bitmapGaps();
+    }
+    return delta;
+  }
+
+  /** Below this many bytes the delta code is kept even if a bitmap would be shorter. */
+  static final int BITMAP_FROM = 100;
+
+  static boolean useBitmap(int deltaLength, long bitmapLength) {
+    return deltaLength > BITMAP_FROM && bitmapLength < deltaLength;
+  }
+
+  /** The length of the bitmap form over {@code [first, last]}: a marker and 6 offsets a char. */
+  static long bitmapLength(long first, long last) {
+    return 1 + (last - first + 1 + 5) / 6;
+  }
+
+  private static final String BASE64URL =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+  /** {@code ~} then 6 offsets a char (base64url, first offset in the high bit), 1 = held. */
+  private String bitmapGaps() {
+    int n = (int) (last - first + 1);
+    boolean[] held = new boolean[n];
+    java.util.Arrays.fill(held, true);
+    for (Gap g : gaps) {
+      for (long o = g.from(); o <= g.to(); o++) {
+        held[(int) (o - first)] = false;
+      }
+    }
+    StringBuilder sb = new StringBuilder(1 + (n + 5) / 6).append('~');
+    for (int i = 0; i < n; i += 6) {
+      int v = 0;
+      for (int b = 0; b < 6; b++) {
+        v = (v << 1) | (i + b < n && held[i + b] ? 1 : 0);
+      }
+      sb.append(BASE64URL.charAt(v));
+    }
+    return sb.toString();
+  }
+
+  private static List<Gap> decodeBitmap(String s, long first, long last) {
+    List<Gap> gaps = new ArrayList<>();
+    long n = last - first + 1;
+    if (s.length() - 1 != (n + 5) / 6) {
+      throw new IllegalArgumentException("a bitmap of the wrong length");
+    }
+    long gapFrom = -1;
+    for (long i = 0; i < n; i++) {
+      int v = BASE64URL.indexOf(s.charAt(1 + (int) (i / 6)));
+      if (v < 0) {
+        throw new IllegalArgumentException("a malformed bitmap");
+      }
+      boolean held = ((v >> (5 - (int) (i % 6))) & 1) == 1;
+      if (!held && gapFrom < 0) {
+        gapFrom = first + i;
+      } else if (held && gapFrom >= 0) {
+        gaps.add(new Gap(gapFrom, first + i - 1));
+        gapFrom = -1;
+      }
+    }
+    if (gapFrom >= 0) {
+      throw new IllegalArgumentException("a gap at the claim's last offset");
+    }
+    return gaps;
+  }
+
+  /** {@code held[+length][*times]}, comma-separated: see {@link #METADATA_BYTES}. */
+  private String deltaGaps() {
     StringBuilder sb = new StringBuilder();
     long previousEnd = first - 1;
     String entry = null;
@@ -268,6 +384,9 @@ public record Claim(
     if (s.isEmpty()) {
       return gaps;
     }
+    if (s.charAt(0) == '~') {
+      return decodeBitmap(s, first, last);
+    }
     long previousEnd = first - 1;
     for (String entry : s.split(",")) {
       int star = entry.indexOf('*');
@@ -289,6 +408,15 @@ public record Claim(
       }
     }
     return gaps;
+  }
+
+  private static Segment segment(long from, long to, String folders) {
+    String[] parts = folders.split("\\|");
+    List<Long> others = new ArrayList<>();
+    for (int i = 1; i < parts.length; i++) {
+      others.add(Long.parseLong(parts[i]));
+    }
+    return new Segment(from, to, Long.parseLong(parts[0]), others);
   }
 
   /** The claim of a stored object, or empty when its metadata holds none (not ours). */
@@ -314,10 +442,10 @@ public record Claim(
           int d = part.indexOf('-');
           int at = part.indexOf('@');
           segments.add(
-              new Segment(
+              segment(
                   Long.parseLong(part.substring(0, d)),
                   Long.parseLong(part.substring(d + 1, at)),
-                  Long.parseLong(part.substring(at + 1))));
+                  part.substring(at + 1)));
         }
       }
       List<Gap> gaps = decodeGaps(m.getOrDefault(GAPS, ""), first, last);

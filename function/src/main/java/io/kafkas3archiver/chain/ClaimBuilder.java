@@ -8,6 +8,12 @@ import java.util.List;
  * record would no longer fit S3's user-metadata budget (see {@link Claim#METADATA_BYTES}). Every
  * step is constant time: the claim's metadata size is kept up to date as segments and gaps grow, so
  * a batch's claims cost time linear in the batch, however often its folders alternate.
+ *
+ * <p>Two shapes keep jittered record times from cutting objects short: a start folder that comes
+ * back (records alternating across an hour edge, under {@code PARTITION_TIME=batch}) merges into
+ * one mixed segment instead of one segment per alternation; and gaps that interleave finely (two
+ * folders' offsets, under {@code record}) are written as a bitmap of held offsets when that is
+ * shorter than the delta code (see {@link Claim}).
  */
 public final class ClaimBuilder {
   private static final int META_PREFIX = "x-amz-meta-".length();
@@ -26,6 +32,8 @@ public final class ClaimBuilder {
           + 1
           + digits(Integer.MAX_VALUE);
 
+  private static final int GAPS_NAME = META_PREFIX + Claim.GAPS.length();
+
   private final long first;
   private long last;
   private boolean empty = true;
@@ -35,10 +43,11 @@ public final class ClaimBuilder {
   private long segFrom;
   private long segTo;
   private long segFolder;
+  private final List<Long> segOthers = new ArrayList<>(); // a mixed segment's other folders
 
   private final List<Claim.Gap> gaps = new ArrayList<>();
   private long previousGapEnd;
-  private int finishedGapBytes; // finished entries, each with its comma
+  private int finishedGapBytes; // finished delta entries, each with its comma
   private long entryHeld;
   private long entryLength;
   private int entryTimes; // 0: no entry yet
@@ -70,29 +79,54 @@ public final class ClaimBuilder {
     if (!empty && offset <= last) {
       return true;
     }
+    // The gaps' delta code after this record.
     boolean gap = offset > last + 1;
     long held = 0;
     long length = 0;
     boolean repeats = false;
-    int gapBytes = 0;
+    int delta = deltaBytes();
     if (gap) {
       held = last + 1 - previousGapEnd - 1;
       length = offset - (last + 1);
       repeats = entryTimes > 0 && held == entryHeld && length == entryLength;
-      gapBytes = repeats ? gapBytesRepeating() : gapBytesWithNewEntry(held, length);
-    } else {
-      gapBytes = currentGapBytes();
+      delta =
+          repeats
+              ? finishedGapBytes + entryBytes(entryHeld, entryLength, entryTimes + 1)
+              : (entryTimes > 0
+                      ? finishedGapBytes + entryBytes(entryHeld, entryLength, entryTimes) + 1
+                      : 0)
+                  + entryBytes(held, length, 1);
     }
-    boolean newSegment = empty || folderEpochSecond != segFolder;
-    int segmentBytes =
-        newSegment
-            ? (empty ? 0 : closedSegmentBytes + segmentBytes(segFrom, segTo, segFolder) + 1)
-                + segmentBytes(offset, offset, folderEpochSecond)
-            : closedSegmentBytes + segmentBytes(segFrom, offset, segFolder);
+    boolean anyGaps = gap || !gaps.isEmpty();
+    int gapBytes = anyGaps ? GAPS_NAME + chosenGapBytes(delta, offset) : 0;
+
+    // The segment: extend the current one, start a new one, or (the folder comes back: records
+    // jitter across an hour edge) merge the current one into the one before as a mixed segment.
+    boolean extend =
+        !empty && (folderEpochSecond == segFolder || segOthers.contains(folderEpochSecond));
+    Claim.Segment previous = segments.isEmpty() ? null : segments.get(segments.size() - 1);
+    boolean merge =
+        !empty && !extend && previous != null && previous.folders().contains(folderEpochSecond);
+    int segmentBytes;
+    List<Long> merged = null;
+    if (extend) {
+      segmentBytes = closedSegmentBytes + segmentBytes(segFrom, offset, segFolder, segOthers);
+    } else if (merge) {
+      merged = mergedOthers(previous);
+      segmentBytes =
+          closedSegmentBytes
+              - (segmentBytes(previous) + 1)
+              + segmentBytes(previous.from(), offset, previous.folderEpochSecond(), merged);
+    } else {
+      segmentBytes =
+          (empty ? 0 : closedSegmentBytes + segmentBytes(segFrom, segTo, segFolder, segOthers) + 1)
+              + segmentBytes(offset, offset, folderEpochSecond, List.of());
+    }
     int bytes = FIXED + digits(first) + 1 + digits(offset) + segmentBytes + gapBytes;
     if (!empty && bytes > BUDGET) {
       return false;
     }
+
     if (gap) {
       Claim.Gap g = new Claim.Gap(last + 1, offset - 1);
       gaps.add(g);
@@ -108,13 +142,22 @@ public final class ClaimBuilder {
       }
       previousGapEnd = g.to();
     }
-    if (newSegment) {
+    if (merge) {
+      segments.remove(segments.size() - 1);
+      closedSegmentBytes -= segmentBytes(previous) + 1;
+      segFrom = previous.from();
+      segFolder = previous.folderEpochSecond();
+      segOthers.clear();
+      segOthers.addAll(merged);
+    } else if (!extend) {
       if (!empty) {
-        segments.add(new Claim.Segment(segFrom, segTo, segFolder));
-        closedSegmentBytes += segmentBytes(segFrom, segTo, segFolder) + 1;
+        Claim.Segment closed = new Claim.Segment(segFrom, segTo, segFolder, segOthers);
+        segments.add(closed);
+        closedSegmentBytes += segmentBytes(closed) + 1;
       }
       segFrom = offset;
       segFolder = folderEpochSecond;
+      segOthers.clear();
     }
     segTo = offset;
     last = offset;
@@ -122,48 +165,33 @@ public final class ClaimBuilder {
     return true;
   }
 
-  /** The claim so far (error rows 0: they are known once the object is encoded). */
+  /** The claim so far (row counts 0: they are known once the object is encoded). */
   public Claim claim() {
     List<Claim.Segment> all = new ArrayList<>(segments.size() + 1);
     all.addAll(segments);
     if (!empty) {
-      all.add(new Claim.Segment(segFrom, segTo, segFolder));
+      all.add(new Claim.Segment(segFrom, segTo, segFolder, segOthers));
     }
     return new Claim(first, empty ? first : last, 0, all, gaps);
   }
 
-  /** The metadata bytes the claim takes now, reserved error-row width included. */
+  /** The metadata bytes the claim takes now, the widest row counts included. */
   int bytes() {
-    int segmentBytes = empty ? 0 : closedSegmentBytes + segmentBytes(segFrom, segTo, segFolder);
-    return FIXED
-        + digits(first)
-        + 1
-        + digits(empty ? first : last)
-        + segmentBytes
-        + currentGapBytes();
+    int segmentBytes =
+        empty ? 0 : closedSegmentBytes + segmentBytes(segFrom, segTo, segFolder, segOthers);
+    long end = empty ? first : last;
+    int gapBytes = gaps.isEmpty() ? 0 : GAPS_NAME + chosenGapBytes(deltaBytes(), end);
+    return FIXED + digits(first) + 1 + digits(end) + segmentBytes + gapBytes;
   }
 
-  private int currentGapBytes() {
-    if (entryTimes == 0) {
-      return 0;
-    }
-    return META_PREFIX
-        + Claim.GAPS.length()
-        + finishedGapBytes
-        + entryBytes(entryHeld, entryLength, entryTimes);
+  /** The gaps' value as {@link Claim} writes it: the delta code, or the bitmap if shorter. */
+  private int chosenGapBytes(int delta, long end) {
+    long bitmap = Claim.bitmapLength(first, end);
+    return Claim.useBitmap(delta, bitmap) ? (int) bitmap : delta;
   }
 
-  private int gapBytesRepeating() {
-    return META_PREFIX
-        + Claim.GAPS.length()
-        + finishedGapBytes
-        + entryBytes(entryHeld, entryLength, entryTimes + 1);
-  }
-
-  private int gapBytesWithNewEntry(long held, long length) {
-    int finished =
-        entryTimes > 0 ? finishedGapBytes + entryBytes(entryHeld, entryLength, entryTimes) + 1 : 0;
-    return META_PREFIX + Claim.GAPS.length() + finished + entryBytes(held, length, 1);
+  private int deltaBytes() {
+    return entryTimes == 0 ? 0 : finishedGapBytes + entryBytes(entryHeld, entryLength, entryTimes);
   }
 
   private static int entryBytes(long held, long length, int times) {
@@ -172,8 +200,30 @@ public final class ClaimBuilder {
         + (times > 1 ? 1 + digits(times) : 0);
   }
 
-  private static int segmentBytes(long from, long to, long folder) {
-    return digits(from) + 1 + digits(to) + 1 + digits(folder);
+  /** The previous segment's other folders, with the current segment's folders added. */
+  private List<Long> mergedOthers(Claim.Segment previous) {
+    List<Long> others = new ArrayList<>(previous.otherFolders());
+    List<Long> current = new ArrayList<>(1 + segOthers.size());
+    current.add(segFolder);
+    current.addAll(segOthers);
+    for (long f : current) {
+      if (f != previous.folderEpochSecond() && !others.contains(f)) {
+        others.add(f);
+      }
+    }
+    return others;
+  }
+
+  private static int segmentBytes(Claim.Segment s) {
+    return segmentBytes(s.from(), s.to(), s.folderEpochSecond(), s.otherFolders());
+  }
+
+  private static int segmentBytes(long from, long to, long folder, List<Long> others) {
+    int bytes = digits(from) + 1 + digits(to) + 1 + digits(folder);
+    for (long o : others) {
+      bytes += 1 + digits(o);
+    }
+    return bytes;
   }
 
   /** The length of {@code Long.toString(v)}. */
