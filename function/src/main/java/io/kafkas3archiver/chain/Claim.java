@@ -44,15 +44,17 @@ public record Claim(
    * would not fit.
    *
    * <p>The arithmetic, for a claim of one folder: the four names take 97 bytes; {@code first-last}
-   * at most 39; the error-row count is reserved at its widest, 10; one segment at most 51 ({@code
-   * from-to@epochSecond}); {@link #POINTER_ROOM} 100. That leaves 1,751 bytes for gaps and further
-   * segments. A gap is written as the number of offsets held since the previous one ({@code 9}),
-   * then {@code +length} when it is longer than one offset, then {@code *times} when the same entry
-   * repeats, each entry followed by a comma. So transaction markers after transactions of the same
-   * size cost a few bytes whatever their number ({@code 9*222}); markers after transactions of
-   * under 100 records of varying size cost at most 3 bytes each, so at least 583 fit; compaction
-   * holes of up to 9 offsets at most 999 apart at most 6 bytes, so 291 fit. A further folder (an
-   * hour edge under {@code PARTITION_TIME=batch}) costs about 39 bytes at 13-digit offsets.
+   * at most 39; the row counts are reserved at their widest, 21 ({@code errors+rows}); one segment
+   * at most 51 ({@code from-to@epochSecond}); {@link #POINTER_ROOM} 100. That leaves 1,740 bytes
+   * for gaps and further segments. A gap is written as the number of offsets held since the
+   * previous one ({@code 9}), then {@code +length} when it is longer than one offset, then {@code
+   * *times} when the same entry repeats, each entry followed by a comma. So transaction markers
+   * after transactions of the same size cost a few bytes whatever their number ({@code 9*222});
+   * markers after transactions of under 100 records of varying size cost at most 3 bytes each, so
+   * at least 580 fit; compaction holes of up to 9 offsets at most 999 apart at most 6 bytes, so 290
+   * fit. Gaps that interleave finely (two folders' offsets) are written as a bitmap instead when
+   * that is shorter: 10,000 offsets take 1,668 bytes. A further folder (an hour edge under {@code
+   * PARTITION_TIME=batch}) costs about 39 bytes at 13-digit offsets.
    */
   public static final int METADATA_BYTES = 2048;
 
