@@ -209,6 +209,9 @@ public final class EventDecoder {
               return null;
             }
             offset = p.getLongValue();
+            if (offset < 0) {
+              return null; // the general path refuses the event, naming the cause
+            }
             hasOffset = true;
           }
           case "timestamp" -> {
@@ -478,7 +481,7 @@ public final class EventDecoder {
         node.path("partition").canConvertToInt()
             ? Integer.valueOf(node.get("partition").intValue())
             : mapPartition;
-    Long offset = node.path("offset").canConvertToLong() ? node.get("offset").longValue() : null;
+    Long offset = offsetOf(node);
     long timestamp =
         node.path("timestamp").canConvertToLong() ? node.get("timestamp").longValue() : -1L;
     String timestampType = node.path("timestampType").asText("");
@@ -524,6 +527,32 @@ public final class EventDecoder {
             headers,
             keySchema,
             valueSchema));
+  }
+
+  /**
+   * A record's offset, or null when it has none (the record then goes to the error object). An
+   * offset that is given but is not a whole number at or above 0 makes the event malformed (DESIGN
+   * §1): no redelivery could name it, and an object named from it would stall the partition, so the
+   * whole event is refused instead, as any other event an event source mapping never sends.
+   */
+  private static Long offsetOf(JsonNode node) {
+    JsonNode offset = node.path("offset");
+    if (offset.isMissingNode() || offset.isNull()) {
+      return null;
+    }
+    if (!offset.isIntegralNumber() || !offset.canConvertToLong()) {
+      throw new BadEventException(
+          "a record's \"offset\" is a "
+              + offset.getNodeType().name().toLowerCase(java.util.Locale.ROOT)
+              + ", not a whole number: an event source mapping never sends one, so the event is"
+              + " refused and nothing of it is archived");
+    }
+    if (offset.longValue() < 0) {
+      throw new BadEventException(
+          "a record's \"offset\" is negative: Kafka offsets start at 0 and an event source"
+              + " mapping never sends one, so the event is refused and nothing of it is archived");
+    }
+    return offset.longValue();
   }
 
   /**

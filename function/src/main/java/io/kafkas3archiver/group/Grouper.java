@@ -31,8 +31,8 @@ import java.util.TreeMap;
  * PARTITION_TIME=field}, a record's folder is its time folder plus its rendered values, computed
  * from the record alone: the same kind of folder as {@code PARTITION_TIME=record}'s, whose offsets
  * may interleave with other folders of the partition. The chain of claims handles that already (see
- * {@code Pipeline}): a delivery restarting at any offset names each folder's object from that
- * folder's first offset at or after it, whatever else the batch holds.
+ * {@code chain.ChainWriter}): a delivery restarting at any offset names each folder's object from
+ * that folder's first offset at or after it, whatever else the batch holds.
  *
  * <p>The fan-out guard: a topic-partition may open at most {@code maxFoldersPerPartition} folders
  * per batch. Its records are taken in offset order; the record that would open one folder more, and
@@ -99,6 +99,7 @@ public final class Grouper {
   public Grouping grouping(KafkaBatch batch) {
     Map<Stream, Long> firstTimestamp = firstTimestamps(batch);
     Instant now = clock.instant();
+    Hours hours = new Hours(zone);
     List<Entry> entries = new ArrayList<>(batch.records().size() + batch.rejected().size());
     for (KafkaRecord r : batch.records()) {
       Stream stream = new Stream(r.topic(), r.partition());
@@ -108,7 +109,7 @@ public final class Grouper {
       Slot slot =
           new Slot(
               stream,
-              folder(r.timestamp(), firstTimestamp.get(stream), now, eventTime),
+              folder(hours, r.timestamp(), firstTimestamp.get(stream), now, eventTime),
               placement.values());
       entries.add(new Entry(slot, r.offset(), r, null, fallback));
     }
@@ -126,7 +127,7 @@ public final class Grouper {
       Slot slot =
           new Slot(
               stream,
-              folder(r.timestamp(), first == null ? r.timestamp() : first, now, eventTime),
+              folder(hours, r.timestamp(), first == null ? r.timestamp() : first, now, eventTime),
               values);
       entries.add(new Entry(slot, placed(r) ? r.offset() : -1, null, r, false));
     }
@@ -208,98 +209,8 @@ public final class Grouper {
     return deferredFrom;
   }
 
-  /**
-   * The claim of a group's offsets (see {@link Claim}), before it is fitted to the metadata budget;
-   * its error-row count is known only once the group is encoded.
-   */
-  public Claim claim(ObjectGroup group) {
-    List<Claim.Gap> gaps = new ArrayList<>();
-    long next = group.start();
-    for (long[] p : points(group)) {
-      if (p[0] > next) {
-        gaps.add(new Claim.Gap(next, p[0] - 1));
-      }
-      next = Math.max(next, p[0] + 1);
-    }
-    return new Claim(group.start(), group.last(), 0, segments(group), gaps);
-  }
-
-  /**
-   * The segments of a group (see {@link Claim}): where a delivery restarting inside it would name
-   * its object. A new segment starts where the start folder changes; a missing offset does not
-   * start one (the claim lists it as a gap), so a topic with transaction markers or compacted
-   * records still fits one object.
-   */
-  public List<Claim.Segment> segments(ObjectGroup group) {
-    List<Claim.Segment> segments = new ArrayList<>();
-    long from = -1;
-    long to = -1;
-    long folder = 0;
-    for (long[] p : points(group)) {
-      long f = startFolder(p[1], group.folderTime()).toEpochSecond();
-      if (from >= 0 && f == folder) {
-        to = p[0];
-        continue;
-      }
-      if (from >= 0) {
-        segments.add(new Claim.Segment(from, to, folder));
-      }
-      from = p[0];
-      to = p[0];
-      folder = f;
-    }
-    if (from >= 0) {
-      segments.add(new Claim.Segment(from, to, folder));
-    }
-    return segments;
-  }
-
-  /** Offset and timestamp of each record of a group that has an offset, in offset order. */
-  private static List<long[]> points(ObjectGroup group) {
-    List<long[]> points = new ArrayList<>();
-    for (KafkaRecord r : group.records()) {
-      points.add(new long[] {r.offset(), r.timestamp()});
-    }
-    for (RejectedRecord r : group.rejected()) {
-      if (r.offset() != null) {
-        points.add(new long[] {r.offset(), r.timestamp()});
-      }
-    }
-    points.sort(Comparator.comparingLong(p -> p[0]));
-    return points;
-  }
-
-  /**
-   * The part of a group from {@code offset} on, in the folder a delivery starting there would name:
-   * under {@code batch}, the hour of that first record, so a continuation object and a later
-   * delivery from the same offset agree on its key.
-   */
-  public ObjectGroup restartAt(ObjectGroup group, long offset) {
-    ObjectGroup rest = group.from(offset);
-    long timestamp = -1;
-    for (KafkaRecord r : rest.records()) {
-      if (r.offset() == offset) {
-        timestamp = r.timestamp();
-      }
-    }
-    for (RejectedRecord r : rest.rejected()) {
-      if (r.offset() != null && r.offset() == offset) {
-        timestamp = r.timestamp();
-      }
-    }
-    return rest.in(startFolder(timestamp, group.folderTime()));
-  }
-
-  /** The folder a delivery whose first record of the partition has this timestamp would use. */
-  private ZonedDateTime startFolder(long timestamp, ZonedDateTime groupFolder) {
-    return switch (partitionTime) {
-      case BATCH -> hour(Instant.ofEpochMilli(usable(timestamp)));
-      case RECORD, FIELD, INGEST -> groupFolder;
-    };
-  }
-
   private static boolean placed(RejectedRecord r) {
-    return r.partition() != null && r.offset() != null;
+    return r.chained();
   }
 
   /** The timestamp of each partition's lowest-offset record, decoded or rejected. */
@@ -324,12 +235,11 @@ public final class Grouper {
 
   /** {@code eventTime} is the value's time under PARTITION_TIME=field, or null to fall back. */
   private ZonedDateTime folder(
-      long recordTimestamp, long firstOfStream, Instant now, Instant eventTime) {
+      Hours hours, long recordTimestamp, long firstOfStream, Instant now, Instant eventTime) {
     return switch (partitionTime) {
-      case BATCH -> hour(Instant.ofEpochMilli(usable(firstOfStream)));
-      case RECORD -> hour(Instant.ofEpochMilli(usable(recordTimestamp)));
-      case FIELD ->
-          eventTime != null ? hour(eventTime) : hour(Instant.ofEpochMilli(usable(recordTimestamp)));
+      case BATCH -> hours.folder(usable(firstOfStream));
+      case RECORD -> hours.folder(usable(recordTimestamp));
+      case FIELD -> eventTime != null ? hour(eventTime) : hours.folder(usable(recordTimestamp));
       case INGEST -> hour(now);
     };
   }

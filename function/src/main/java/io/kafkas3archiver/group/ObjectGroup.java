@@ -141,7 +141,12 @@ public record ObjectGroup(
       // Records rejected without partition or offset: named by their raw JSON, so two different
       // batches of such records never share (and overwrite) a key.
       for (RejectedRecord r : rejected) {
-        name.append("|raw:").append(r.rawRecordJson());
+        name.append("|raw:")
+            .append(
+                r.rawRecordJson() != null
+                    ? r.rawRecordJson()
+                    // a misrouted record: its place in its own topic's log names it
+                    : r.topic() + "-" + r.partition() + ":" + r.offset());
       }
     }
     name.append('|').append(format);

@@ -13,20 +13,15 @@ public interface ObjectStore {
   /**
    * Writes the object only if no object has that key ({@code If-None-Match: *}), with {@code
    * metadata} as its user metadata. A key that exists is not an error: the result says {@code
-   * created=false} and nothing was written. The default, for stores without conditional writes
-   * (test doubles), writes unconditionally.
+   * created=false} and nothing was written. There is no unconditional fallback: exactly-once rests
+   * on this refusal (see {@code chain.ChainWriter}), so every store must implement it.
    */
-  default PutResult putIfAbsent(
+  PutResult putIfAbsent(
       String key, byte[] body, String contentType, Map<String, String> metadata, Deadline deadline)
-      throws UploadException {
-    return put(key, body, contentType, deadline);
-  }
+      throws UploadException;
 
   /** The user metadata of the object at {@code key}, or empty when there is none. */
-  default Optional<Map<String, String>> metadata(String key, Deadline deadline)
-      throws UploadException {
-    return Optional.empty();
-  }
+  Optional<Map<String, String>> metadata(String key, Deadline deadline) throws UploadException;
 
   /**
    * Warms the client's code paths (SnapStart priming) without writing anything. The default does

@@ -13,6 +13,7 @@ import io.kafkas3archiver.decode.Invocation;
 import io.kafkas3archiver.decode.KafkaRecord;
 import io.kafkas3archiver.encode.Compression;
 import io.kafkas3archiver.testing.S3ProxyServer;
+import io.kafkas3archiver.testing.UnconditionalStore;
 import io.kafkas3archiver.upload.ObjectStore;
 import io.kafkas3archiver.upload.S3ObjectStore;
 import java.io.BufferedReader;
@@ -183,7 +184,8 @@ public final class Bench {
   /** PutObjects of one telemetry batch, as the e2e section counted them. */
   private static double putsPerBatch = 1;
 
-  static final ObjectStore DISCARD = (key, body, type, deadline) -> new ObjectStore.PutResult(1, 0);
+  static final UnconditionalStore DISCARD =
+      (key, body, type, deadline) -> new ObjectStore.PutResult(1, 0);
 
   private static void throughput(TelemetryBatch batch, List<Combo> combos, int rounds)
       throws IOException {
@@ -482,7 +484,7 @@ public final class Bench {
       int index = c;
       // Unconditional: every round is the normal path (a first delivery), not a 412 on the
       // objects of the round before. A conditional PUT costs the same request.
-      ObjectStore store =
+      UnconditionalStore store =
           (key, body, type, deadline) -> {
             objectBytes[index] += body.length;
             puts[index]++;

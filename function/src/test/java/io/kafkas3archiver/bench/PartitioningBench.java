@@ -6,6 +6,7 @@ import io.kafkas3archiver.ArchiverHandler;
 import io.kafkas3archiver.encode.Compression;
 import io.kafkas3archiver.encode.Format;
 import io.kafkas3archiver.group.ValueExtractor;
+import io.kafkas3archiver.testing.UnconditionalStore;
 import io.kafkas3archiver.upload.ObjectStore;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -66,7 +67,7 @@ final class PartitioningBench {
       int[] puts = new int[rows.size()];
       for (int i = 0; i < rows.size(); i++) {
         int row = i;
-        ObjectStore counting =
+        UnconditionalStore counting =
             (key, body, type, deadline) -> {
               puts[row]++;
               return new ObjectStore.PutResult(1, 0);

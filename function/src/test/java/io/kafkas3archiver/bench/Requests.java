@@ -117,6 +117,13 @@ final class Requests {
           "with markers: the next batch after a shorter one that ended just before a marker",
           both(marked(0, PER_PARTITION), marked(0, MARKED_HALF)),
           marked(MARKED_HALF, PER_PARTITION)),
+      // Issue 25: an operator's reset (or AT_TIMESTAMP) to an offset inside the stored objects,
+      // met by a cold instance. Without a reset lookup nothing refuses these writes.
+      new Row(
+          "cold start after a reset to the middle of the stored range (offsets 1,200-2,499 again)",
+          List.of(all(0, PER_PARTITION)),
+          all(1_200, PER_PARTITION),
+          true),
     };
     for (Row row : rows) {
       ArchiverConfig config = config(s3, "requests-" + prefix++);
@@ -126,12 +133,83 @@ final class Requests {
         invoke(handler, b);
       }
       store.take();
-      invoke(handler, row.measured());
+      // A cold instance: a handler of its own (the same store, so the same counts).
+      invoke(row.cold() ? handler(config, store) : handler, row.measured());
       out.printf("| %s | %s |%n", row.name(), store.take());
+    }
+    printJitter(out);
+  }
+
+  private record Row(String name, List<List<Rec>> before, List<Rec> measured, boolean cold) {
+    Row(String name, List<List<Rec>> before, List<Rec> measured) {
+      this(name, before, measured, false);
     }
   }
 
-  private record Row(String name, List<List<Rec>> before, List<Rec> measured) {}
+  /**
+   * Objects per batch when producer clocks jitter across an hour edge (issue 25): one partition,
+   * every record within 5 s of the edge, so the restart folder (batch) or the folder (record)
+   * alternates record by record. Counted on an in-memory conditional store: only the pipeline's own
+   * work is timed.
+   */
+  static void printJitter(PrintStream out) {
+    out.println();
+    out.println("## Objects per batch under jitter across an hour edge (issue 25)");
+    out.println(
+        "one partition, every record's timestamp within 5 s of 11:00, ndjson; the median of 5"
+            + " runs after 3 warm-ups");
+    out.println();
+    out.println("| PARTITION_TIME | records | data objects | objects per folder | ms per batch |");
+    out.println("|---|--:|--:|---|--:|");
+    long edge = 1_784_026_800_000L; // 2026-07-14T11:00:00Z
+    for (String time : List.of("batch", "record")) {
+      for (int n : new int[] {2_000, 10_000}) {
+        java.util.Random rnd = new java.util.Random(25);
+        List<io.kafkas3archiver.decode.KafkaRecord> records = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+          records.add(
+              new io.kafkas3archiver.decode.KafkaRecord(
+                  "telemetry",
+                  0,
+                  i,
+                  edge - 5_000 + rnd.nextInt(10_000),
+                  "CREATE_TIME",
+                  null,
+                  ("{\"o\":" + i + "}").getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                  List.of()));
+        }
+        Map<String, String> env = new HashMap<>();
+        env.put("BUCKET_NAME", Combo.BUCKET);
+        env.put("AWS_REGION", S3ProxyServer.REGION);
+        env.put("PARTITION_TIME", time);
+        ArchiverConfig config = ArchiverConfig.fromEnv(env);
+        var batch =
+            new io.kafkas3archiver.decode.Invocation.KafkaBatch("aws:kafka", records, List.of());
+        long[] millis = new long[8];
+        io.kafkas3archiver.testing.MemoryStore store = null;
+        for (int round = 0; round < millis.length; round++) {
+          store = new io.kafkas3archiver.testing.MemoryStore();
+          var pipeline = new io.kafkas3archiver.Pipeline(config, store, Clock.systemUTC());
+          long t = System.nanoTime();
+          pipeline.archive(batch, Deadline.in(60_000, Clock.systemUTC()));
+          millis[round] = (System.nanoTime() - t) / 1_000_000;
+        }
+        long[] measured = java.util.Arrays.copyOfRange(millis, 3, millis.length);
+        java.util.Arrays.sort(measured);
+        Map<String, Integer> perFolder = new java.util.TreeMap<>();
+        store.objects.keySet().stream()
+            .filter(k -> !k.contains("/_errors/"))
+            .forEach(k -> perFolder.merge(k.substring(0, k.lastIndexOf('/')), 1, Integer::sum));
+        out.printf(
+            "| %s | %,d | %d | %s | %d |%n",
+            time,
+            n,
+            perFolder.values().stream().mapToInt(Integer::intValue).sum(),
+            perFolder.values(),
+            measured[measured.length / 2]);
+      }
+    }
+  }
 
   private static List<List<Rec>> both(List<Rec> a, List<Rec> b) {
     return List.of(a, b);

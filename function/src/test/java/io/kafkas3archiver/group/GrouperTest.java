@@ -9,7 +9,6 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -99,72 +98,6 @@ class GrouperTest {
     var groups = new Grouper(PartitionTime.BATCH, ZoneId.of("Asia/Kolkata"), LATER).group(BATCH);
 
     assertThat(groups.get(0).folderTime().getHour()).isEqualTo(21); // 15:59Z = 21:29 IST
-  }
-
-  @Test
-  void shouldDescribeWhereARestartInsideAGroupWouldNameItsObject() {
-    KafkaBatch batch =
-        new KafkaBatch(
-            "aws:kafka",
-            List.of(
-                record("orders", 0, 10, BEFORE_EDGE),
-                record("orders", 0, 11, AFTER_EDGE),
-                record("orders", 0, 12, AFTER_EDGE),
-                record("orders", 0, 14, AFTER_EDGE)),
-            List.of());
-    var grouper = new Grouper(PartitionTime.BATCH, ZoneId.of("UTC"), LATER);
-
-    Claim claim = grouper.claim(grouper.group(batch).get(0));
-
-    assertThat(claim.segments())
-        .extracting(s -> s.from() + "-" + s.to() + "@" + s.folderEpochSecond())
-        .containsExactly(
-            "10-10@" + (BEFORE_EDGE / 3_600_000L * 3_600L),
-            "11-14@" + (AFTER_EDGE / 3_600_000L * 3_600L));
-    assertThat(claim.gaps()).containsExactly(new Claim.Gap(13, 13));
-    assertThat(claim.pointerAt(13, ZoneId.of("UTC")).orElseThrow().claim().first()).isEqualTo(14);
-  }
-
-  @Test
-  void shouldKeepAPartitionWithATransactionMarkerEveryTenOffsetsInOneObject() {
-    List<KafkaRecord> records = new ArrayList<>();
-    long offset = 0;
-    while (records.size() < 2_000) {
-      if (offset % 10 != 9) { // offset 9, 19, ...: a commit marker, never delivered
-        records.add(record("orders", 0, offset, BEFORE_EDGE - 3_000_000L + records.size()));
-      }
-      offset++;
-    }
-    var grouper = new Grouper(PartitionTime.BATCH, ZoneId.of("UTC"), LATER);
-    var groups = grouper.group(new KafkaBatch("aws:kafka", records, List.of()));
-
-    Claim claim = grouper.claim(groups.get(0));
-
-    assertThat(groups).hasSize(1);
-    assertThat(claim.segments()).hasSize(1);
-    assertThat(claim.gaps()).hasSize(222);
-    assertThat(claim.fitted()).isEqualTo(claim);
-    assertThat(claim.toMetadata()).containsEntry(Claim.GAPS, "9*222");
-  }
-
-  @Test
-  void shouldListTheOffsetsMissingBetweenTheGroupsRecordsAsGaps() {
-    KafkaBatch batch =
-        new KafkaBatch(
-            "aws:kafka",
-            List.of(
-                record("orders", 0, 3, AFTER_EDGE),
-                record("orders", 0, 7, AFTER_EDGE),
-                record("orders", 0, 4, AFTER_EDGE),
-                record("orders", 0, 12, AFTER_EDGE)),
-            List.of());
-    var grouper = new Grouper(PartitionTime.RECORD, ZoneId.of("UTC"), LATER);
-
-    Claim claim = grouper.claim(grouper.group(batch).get(0));
-
-    assertThat(claim.first()).isEqualTo(3);
-    assertThat(claim.last()).isEqualTo(12);
-    assertThat(claim.gaps()).containsExactly(new Claim.Gap(5, 6), new Claim.Gap(8, 11));
   }
 
   @Test

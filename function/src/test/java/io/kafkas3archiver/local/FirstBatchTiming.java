@@ -3,6 +3,7 @@ package io.kafkas3archiver.local;
 import io.kafkas3archiver.ArchiverHandler;
 import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.testing.LocalContext;
+import io.kafkas3archiver.testing.UnconditionalStore;
 import io.kafkas3archiver.upload.ObjectStore;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -45,7 +46,7 @@ public final class FirstBatchTiming {
                   "INCLUDE_KAFKA_METADATA",
                   System.getProperty("archiver.metadata", "false")));
       Path target = outDir.resolve(compression);
-      ObjectStore files =
+      UnconditionalStore files =
           (key, body, contentType, deadline) -> {
             try {
               Path file = target.resolve(key);

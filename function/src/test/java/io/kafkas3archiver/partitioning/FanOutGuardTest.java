@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kafkas3archiver.ArchiverHandler;
 import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.testing.EventBuilder;
+import io.kafkas3archiver.testing.UnconditionalStore;
 import io.kafkas3archiver.upload.ObjectStore;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -52,7 +53,7 @@ class FanOutGuardTest {
     }
 
     Map<String, byte[]> stored = new HashMap<>();
-    ObjectStore store =
+    UnconditionalStore store =
         (key, body, type, deadline) -> {
           assertThat(stored.put(key, body)).as("overwrote " + key).isNull();
           return new ObjectStore.PutResult(1, 0);

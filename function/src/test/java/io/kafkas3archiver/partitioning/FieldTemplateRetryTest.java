@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kafkas3archiver.ArchiverHandler;
 import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.testing.EventBuilder;
+import io.kafkas3archiver.testing.UnconditionalStore;
 import io.kafkas3archiver.upload.ObjectStore;
 import java.io.ByteArrayOutputStream;
 import java.time.Clock;
@@ -36,7 +37,7 @@ class FieldTemplateRetryTest {
 
   private static Map<String, byte[]> archive(Clock clock) throws Exception {
     Map<String, byte[]> stored = new TreeMap<>();
-    ObjectStore store =
+    UnconditionalStore store =
         (key, body, type, deadline) -> {
           stored.put(key, body);
           return new ObjectStore.PutResult(1, 0);

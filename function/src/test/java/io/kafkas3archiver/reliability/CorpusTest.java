@@ -15,8 +15,6 @@ import io.kafkas3archiver.testing.Formats;
 import io.kafkas3archiver.testing.KafkaEvents;
 import io.kafkas3archiver.testing.KafkaEvents.Rec;
 import io.kafkas3archiver.testing.LocalContext;
-import io.kafkas3archiver.upload.Deadline;
-import io.kafkas3archiver.upload.ObjectStore;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -123,15 +121,7 @@ class CorpusTest {
   }
 
   /** Keeps every object in memory. */
-  static final class MemoryStore implements ObjectStore {
-    final Map<String, byte[]> objects = new TreeMap<>();
-
-    @Override
-    public PutResult put(String key, byte[] body, String contentType, Deadline deadline) {
-      objects.put(key, body);
-      return new PutResult(1, 0);
-    }
-  }
+  static final class MemoryStore extends io.kafkas3archiver.testing.MemoryStore {}
 
   @Test
   void shouldHaveAManifestEntryForEveryCaseFileAndAtLeastFortyCases() throws IOException {

@@ -5,15 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kafkas3archiver.ArchiverHandler;
 import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.testing.LocalContext;
-import io.kafkas3archiver.upload.Deadline;
-import io.kafkas3archiver.upload.ObjectStore;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.Map;
-import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,15 +29,8 @@ class ErrorObjectCollisionTest {
 
   @Test
   void shouldGiveDifferentOffsetlessRejectsDifferentErrorObjects() throws Exception {
-    Map<String, byte[]> objects = new TreeMap<>();
-    ObjectStore store =
-        new ObjectStore() {
-          @Override
-          public PutResult put(String key, byte[] body, String contentType, Deadline deadline) {
-            objects.put(key, body);
-            return new PutResult(1, 0);
-          }
-        };
+    var store = new io.kafkas3archiver.testing.MemoryStore();
+    Map<String, byte[]> objects = store.objects;
     PrintStream stdout = System.out;
     try {
       System.setOut(new PrintStream(new ByteArrayOutputStream()));

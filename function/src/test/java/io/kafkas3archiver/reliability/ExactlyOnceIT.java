@@ -120,7 +120,17 @@ class ExactlyOnceIT {
     S3_RESPONSE_LOST,
     SPLIT_AFTER_FAILURE,
     CONCURRENT_HOLDERS,
-    FOLDER_FAILS
+    FOLDER_FAILS,
+    /**
+     * The batch with a negative offset in it: a malformed event, refused whole, nothing written.
+     */
+    NEGATIVE_OFFSET,
+    /**
+     * The batch goes to a second function sharing the prefix, with {@code INPUT_TOPIC=audit.log}:
+     * it archives audit.log and sends the orders records to an error object outside every chain,
+     * which must not claim (and so silence) any offset of the orders partitions.
+     */
+    OTHER_INPUT_TOPIC
   }
 
   /** A store over S3 that can end the invocation after a number of writes, as a timeout does. */
@@ -212,6 +222,10 @@ class ExactlyOnceIT {
         int dash = tp.lastIndexOf('-');
         int transaction = transactionSize.getOrDefault(tp, 0);
         int holes = holeOneIn.getOrDefault(tp, 0);
+        // One append in four is a burst of producers whose clocks jitter across an hour edge.
+        boolean jitter = rnd.nextInt(4) == 0;
+        int run = 0; // records left in a run of tombstones or error rows
+        int runKind = 0;
         for (int i = 0; i < count; i++) {
           long offset = next.getOrDefault(tp, 1_000L);
           if (transaction > 0 && !rs.isEmpty() && rs.size() % transaction == 0) {
@@ -227,8 +241,20 @@ class ExactlyOnceIT {
           if (rnd.nextInt(9) == 0) {
             ts -= rnd.nextInt(1_200_000);
           }
+          if (jitter) {
+            ts = (ts / 3_600_000L + 1) * 3_600_000L - 5_000 + rnd.nextInt(10_000);
+          }
+          // Runs of 2 to 6 tombstones or error rows, so some batches (and groups) hold only those.
+          if (run == 0 && rnd.nextInt(15) == 0) {
+            run = 2 + rnd.nextInt(5);
+            runKind = rnd.nextInt(2);
+          }
+          int kind = run > 0 ? runKind : rnd.nextInt(12);
+          if (run > 0) {
+            run--;
+          }
           String value =
-              switch (rnd.nextInt(12)) {
+              switch (kind) {
                 case 0 -> "plain text, an error row under csv and parquet " + offset;
                 case 1 -> null;
                 default ->
@@ -353,6 +379,7 @@ class ExactlyOnceIT {
     }
     Instance first = instance(harness.config());
     Instance second = instance(harness.config());
+    Instance otherTopic = instance(harness.with("INPUT_TOPIC", "audit.log").config());
     Log log = new Log(rnd);
     System.out.printf(
         "ExactlyOnceIT %s: transactions of %s records, a compaction hole one offset in %s%n",
@@ -369,7 +396,7 @@ class ExactlyOnceIT {
         seen.merge(pattern, 1, Integer::sum);
         List<Rec> batch = log.batch(rnd, log.mix(rnd));
         if (!batch.isEmpty()) {
-          run(pattern, batch, log, rnd, first, second);
+          run(pattern, batch, log, rnd, first, second, otherTopic);
         }
         proxy.reset();
         check(duck, mirror, prefix, log, false, "seed=" + seed + " round " + round + " " + pattern);
@@ -461,7 +488,13 @@ class ExactlyOnceIT {
   }
 
   private static void run(
-      Pattern pattern, List<Rec> batch, Log log, Random rnd, Instance first, Instance second)
+      Pattern pattern,
+      List<Rec> batch,
+      Log log,
+      Random rnd,
+      Instance first,
+      Instance second,
+      Instance otherTopic)
       throws Exception {
     switch (pattern) {
       case NORMAL -> log.apply(batch, first.invoke(batch));
@@ -515,6 +548,18 @@ class ExactlyOnceIT {
             new Status(400, "InvalidRequest"));
         log.apply(batch, first.invoke(batch));
       }
+      case NEGATIVE_OFFSET -> {
+        Rec r = batch.get(rnd.nextInt(batch.size()));
+        List<Rec> bad = new ArrayList<>(batch);
+        bad.add(
+            rnd.nextInt(bad.size() + 1),
+            Rec.of(r.topic(), r.partition(), -1 - rnd.nextInt(3), r.timestamp(), "{}"));
+        assertThat(first.invoke(bad)).as("a batch with a negative offset is refused").isNull();
+      }
+      case OTHER_INPUT_TOPIC -> {
+        // Not this mapping's function: its answer does not move the orders mapping's positions.
+        otherTopic.invoke(batch);
+      }
     }
   }
 
@@ -529,7 +574,9 @@ class ExactlyOnceIT {
                 + " AS off FROM read_json(["
                 + file
                 + "], format='newline_delimited', columns={topic: 'VARCHAR', partition: 'BIGINT',"
-                + " \"offset\": 'BIGINT'})"
+                + " \"offset\": 'BIGINT', reason: 'VARCHAR'})"
+                // records another function refused by INPUT_TOPIC: outside every chain
+                + " WHERE reason NOT LIKE '%is not INPUT_TOPIC%'"
             : "SELECT kafka_topic || '-' || CAST(kafka_partition AS VARCHAR) AS tp,"
                 + " CAST(kafka_offset AS BIGINT) AS off FROM "
                 + (file.endsWith(".parquet'")

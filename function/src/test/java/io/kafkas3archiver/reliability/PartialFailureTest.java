@@ -8,9 +8,7 @@ import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.testing.KafkaEvents;
 import io.kafkas3archiver.testing.KafkaEvents.Rec;
 import io.kafkas3archiver.testing.LocalContext;
-import io.kafkas3archiver.upload.Deadline;
 import io.kafkas3archiver.upload.ErrorType;
-import io.kafkas3archiver.upload.ObjectStore;
 import io.kafkas3archiver.upload.UploadException;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -20,7 +18,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 
@@ -35,8 +32,7 @@ class PartialFailureTest {
   private static final long T0 = 1_784_000_000_000L - 1_784_000_000_000L % (24 * HOUR);
 
   /** Keeps what was put; fails keys that match. */
-  static final class FailingStore implements ObjectStore {
-    final Map<String, byte[]> objects = new TreeMap<>();
+  static final class FailingStore extends io.kafkas3archiver.testing.MemoryStore {
     final Predicate<String> fails;
 
     FailingStore(Predicate<String> fails) {
@@ -44,13 +40,10 @@ class PartialFailureTest {
     }
 
     @Override
-    public PutResult put(String key, byte[] body, String contentType, Deadline deadline)
-        throws UploadException {
+    protected void fail(String key) throws UploadException {
       if (fails.test(key)) {
         throw new UploadException(ErrorType.SERVER_ERROR, "injected failure for " + key, 6, null);
       }
-      objects.put(key, body);
-      return new PutResult(1, 0);
     }
   }
 

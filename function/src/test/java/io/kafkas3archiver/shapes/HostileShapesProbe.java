@@ -108,5 +108,16 @@ public final class HostileShapesProbe {
     public PutResult put(String key, byte[] body, String contentType, Deadline deadline) {
       return new PutResult(1, 0);
     }
+
+    @Override
+    public PutResult putIfAbsent(
+        String key, byte[] body, String type, java.util.Map<String, String> m, Deadline d) {
+      return new PutResult(1, 0);
+    }
+
+    @Override
+    public java.util.Optional<java.util.Map<String, String>> metadata(String key, Deadline d) {
+      return java.util.Optional.empty();
+    }
   }
 }

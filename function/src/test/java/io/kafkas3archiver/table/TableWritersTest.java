@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.kafkas3archiver.ArchiverHandler;
 import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.config.ConfigException;
+import io.kafkas3archiver.testing.UnconditionalStore;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -28,7 +29,10 @@ class TableWritersTest {
     // When the handler is built (the cold start), Then it fails with the artifact to deploy
     assertThatThrownBy(
             () ->
-                new ArchiverHandler(config, (key, body, type, deadline) -> null, Clock.systemUTC()))
+                new ArchiverHandler(
+                    config,
+                    (UnconditionalStore) (key, body, type, deadline) -> null,
+                    Clock.systemUTC()))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("OUTPUT_FORMAT='iceberg'")
         .hasMessageContaining("kafka-s3-archiver-iceberg.jar")
@@ -40,7 +44,8 @@ class TableWritersTest {
     ArchiverConfig config =
         ArchiverConfig.fromEnv(Map.of("BUCKET_NAME", "archive", "AWS_REGION", "us-east-1"));
     var handler =
-        new ArchiverHandler(config, (key, body, type, deadline) -> null, Clock.systemUTC());
+        new ArchiverHandler(
+            config, (UnconditionalStore) (key, body, type, deadline) -> null, Clock.systemUTC());
 
     assertThatThrownBy(
             () ->

@@ -123,6 +123,30 @@ public final class ColdStart {
       }
       return delegate.put(key, body, contentType, deadline);
     }
+
+    @Override
+    public PutResult putIfAbsent(
+        String key,
+        byte[] body,
+        String contentType,
+        java.util.Map<String, String> metadata,
+        io.kafkas3archiver.upload.Deadline deadline)
+        throws io.kafkas3archiver.upload.UploadException {
+      if (delegate == null) {
+        delegate = store(config, client);
+      }
+      return delegate.putIfAbsent(key, body, contentType, metadata, deadline);
+    }
+
+    @Override
+    public java.util.Optional<java.util.Map<String, String>> metadata(
+        String key, io.kafkas3archiver.upload.Deadline deadline)
+        throws io.kafkas3archiver.upload.UploadException {
+      if (delegate == null) {
+        delegate = store(config, client);
+      }
+      return delegate.metadata(key, deadline);
+    }
   }
 
   /** The minimal function's client: the same settings as the archiver's, nothing else. */

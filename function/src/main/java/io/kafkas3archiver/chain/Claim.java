@@ -1,4 +1,4 @@
-package io.kafkas3archiver.group;
+package io.kafkas3archiver.chain;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -29,7 +29,8 @@ import java.util.Optional;
  * end at every missing offset, so the offsets between segments are the gaps, and the same lookup
  * reads them right.
  */
-public record Claim(long first, long last, int errorRows, List<Segment> segments, List<Gap> gaps) {
+public record Claim(
+    long first, long last, int errorRows, List<Segment> segments, List<Gap> gaps, int dataRows) {
   /** User-metadata names ({@code x-amz-meta-...}); S3 lowercases them. */
   public static final String OFFSETS = "kafka-offsets";
 
@@ -43,15 +44,17 @@ public record Claim(long first, long last, int errorRows, List<Segment> segments
    * would not fit.
    *
    * <p>The arithmetic, for a claim of one folder: the four names take 97 bytes; {@code first-last}
-   * at most 39; the error-row count is reserved at its widest, 10; one segment at most 51 ({@code
-   * from-to@epochSecond}); {@link #POINTER_ROOM} 100. That leaves 1,751 bytes for gaps and further
-   * segments. A gap is written as the number of offsets held since the previous one ({@code 9}),
-   * then {@code +length} when it is longer than one offset, then {@code *times} when the same entry
-   * repeats, each entry followed by a comma. So transaction markers after transactions of the same
-   * size cost a few bytes whatever their number ({@code 9*222}); markers after transactions of
-   * under 100 records of varying size cost at most 3 bytes each, so at least 583 fit; compaction
-   * holes of up to 9 offsets at most 999 apart at most 6 bytes, so 291 fit. A further folder (an
-   * hour edge under {@code PARTITION_TIME=batch}) costs about 39 bytes at 13-digit offsets.
+   * at most 39; the row counts are reserved at their widest, 21 ({@code errors+rows}); one segment
+   * at most 51 ({@code from-to@epochSecond}); {@link #POINTER_ROOM} 100. That leaves 1,740 bytes
+   * for gaps and further segments. A gap is written as the number of offsets held since the
+   * previous one ({@code 9}), then {@code +length} when it is longer than one offset, then {@code
+   * *times} when the same entry repeats, each entry followed by a comma. So transaction markers
+   * after transactions of the same size cost a few bytes whatever their number ({@code 9*222});
+   * markers after transactions of under 100 records of varying size cost at most 3 bytes each, so
+   * at least 580 fit; compaction holes of up to 9 offsets at most 999 apart at most 6 bytes, so 290
+   * fit. Gaps that interleave finely (two folders' offsets) are written as a bitmap instead when
+   * that is shorter: 10,000 offsets take 1,668 bytes. A further folder (an hour edge under {@code
+   * PARTITION_TIME=batch}) costs about 39 bytes at 13-digit offsets.
    */
   public static final int METADATA_BYTES = 2048;
 
@@ -75,10 +78,45 @@ public record Claim(long first, long last, int errorRows, List<Segment> segments
     this(first, last, errorRows, segments, List.of());
   }
 
-  /** Offsets {@code from..to} whose start folder is shared (the gaps among them excluded). */
-  public record Segment(long from, long to, long folderEpochSecond) {
+  /**
+   * A claim held by its data object (or a pointer): {@code dataRows} is -1, not recorded. Only a
+   * claim held by an error object records its data rows, so that a delivery meeting it knows
+   * whether a data object belongs beside it.
+   */
+  public Claim(long first, long last, int errorRows, List<Segment> segments, List<Gap> gaps) {
+    this(first, last, errorRows, segments, gaps, -1);
+  }
+
+  /**
+   * Offsets {@code from..to} whose start folder is shared (the gaps among them excluded), or, when
+   * {@code otherFolders} is not empty, is one of these folders: a mixed segment, where record times
+   * jitter across an hour edge so the start folder alternates record by record. A restart inside a
+   * mixed segment names its object in one of its folders; a pointer goes to each (written {@code
+   * from-to@f1|f2}).
+   */
+  public record Segment(long from, long to, long folderEpochSecond, List<Long> otherFolders) {
+    public Segment {
+      otherFolders = List.copyOf(otherFolders);
+    }
+
+    public Segment(long from, long to, long folderEpochSecond) {
+      this(from, to, folderEpochSecond, List.of());
+    }
+
     ZonedDateTime folder(ZoneId zone) {
       return Instant.ofEpochSecond(folderEpochSecond).atZone(zone);
+    }
+
+    /** Every folder a restart inside this segment may name its object in. */
+    List<Long> folders() {
+      List<Long> all = new ArrayList<>(1 + otherFolders.size());
+      all.add(folderEpochSecond);
+      all.addAll(otherFolders);
+      return all;
+    }
+
+    Segment span(long newFrom, long newTo) {
+      return new Segment(newFrom, newTo, folderEpochSecond, otherFolders);
     }
   }
 
@@ -87,22 +125,34 @@ public record Claim(long first, long last, int errorRows, List<Segment> segments
 
   /** Where a delivery that restarts at {@code cut} names its object, if this claim covers it. */
   public Optional<Pointer> pointerAt(long cut, ZoneId zone) {
+    return pointersAt(cut, zone).stream().findFirst();
+  }
+
+  /**
+   * Where a delivery that restarts at {@code cut} may name its object: one place, or one per folder
+   * of a mixed segment. Empty when this claim does not cover {@code cut}.
+   */
+  public List<Pointer> pointersAt(long cut, ZoneId zone) {
     if (cut <= first || cut > last) {
-      return Optional.empty();
+      return List.of();
     }
     long at = firstHeldFrom(cut);
     if (at < 0) {
-      return Optional.empty();
+      return List.of();
     }
     List<Segment> rest = new ArrayList<>();
     for (Segment s : segments) {
       if (s.to() >= at) {
-        rest.add(new Segment(Math.max(s.from(), at), s.to(), s.folderEpochSecond()));
+        rest.add(s.span(Math.max(s.from(), at), s.to()));
       }
     }
     List<Gap> restGaps = gaps.stream().filter(g -> g.from() > at).toList();
-    Segment head = rest.get(0);
-    return Optional.of(new Pointer(head.folder(zone), new Claim(at, last, 0, rest, restGaps)));
+    Claim claim = new Claim(at, last, 0, rest, restGaps);
+    List<Pointer> pointers = new ArrayList<>();
+    for (long folder : rest.get(0).folders()) {
+      pointers.add(new Pointer(Instant.ofEpochSecond(folder).atZone(zone), claim));
+    }
+    return pointers;
   }
 
   /** The first offset {@code >= x} this object holds, or -1 when it holds none. */
@@ -131,7 +181,12 @@ public record Claim(long first, long last, int errorRows, List<Segment> segments
   public record Pointer(ZonedDateTime folder, Claim claim) {}
 
   public Claim withErrorRows(int rows) {
-    return new Claim(first, last, rows, segments, gaps);
+    return new Claim(first, last, rows, segments, gaps, dataRows);
+  }
+
+  /** The same claim held by an error object beside which {@code rows} data rows belong. */
+  public Claim withDataRows(int rows) {
+    return new Claim(first, last, errorRows, segments, gaps, rows);
   }
 
   /**
@@ -170,14 +225,16 @@ public record Claim(long first, long last, int errorRows, List<Segment> segments
     List<Segment> head = new ArrayList<>();
     for (Segment s : segments) {
       if (s.from() <= end) {
-        head.add(new Segment(s.from(), Math.min(s.to(), end), s.folderEpochSecond()));
+        head.add(s.span(s.from(), Math.min(s.to(), end)));
       }
     }
-    return new Claim(first, end, errorRows, head, gaps.stream().filter(g -> g.to() < end).toList());
+    return new Claim(
+        first, end, errorRows, head, gaps.stream().filter(g -> g.to() < end).toList(), dataRows);
   }
 
   private static boolean fits(Claim c) {
-    return c.withErrorRows(Integer.MAX_VALUE).metadataBytes() <= METADATA_BYTES - POINTER_ROOM;
+    return c.withErrorRows(Integer.MAX_VALUE).withDataRows(Integer.MAX_VALUE).metadataBytes()
+        <= METADATA_BYTES - POINTER_ROOM;
   }
 
   /** The bytes this claim takes of S3's user-metadata limit, names included. */
@@ -196,13 +253,16 @@ public record Claim(long first, long last, int errorRows, List<Segment> segments
   public Map<String, String> toMetadata() {
     Map<String, String> m = new HashMap<>();
     m.put(OFFSETS, first + "-" + last);
-    m.put(ERROR_ROWS, Integer.toString(errorRows));
+    m.put(ERROR_ROWS, errorRows + (dataRows >= 0 ? "+" + dataRows : ""));
     StringBuilder sb = new StringBuilder();
     for (Segment s : segments) {
       if (!sb.isEmpty()) {
         sb.append(',');
       }
       sb.append(s.from()).append('-').append(s.to()).append('@').append(s.folderEpochSecond());
+      for (long other : s.otherFolders()) {
+        sb.append('|').append(other);
+      }
     }
     m.put(SEGMENTS, sb.toString());
     if (!gaps.isEmpty()) {
@@ -211,8 +271,83 @@ public record Claim(long first, long last, int errorRows, List<Segment> segments
     return m;
   }
 
-  /** {@code held[+length][*times]}, comma-separated: see {@link #METADATA_BYTES}. */
+  /**
+   * The gaps, delta-coded ({@link #deltaGaps}) or, where offsets of two folders interleave so
+   * finely that the delta code is long, as a bitmap of the held offsets ({@link #bitmapGaps}):
+   * whichever is shorter, once the delta code passes {@link #BITMAP_FROM} bytes.
+   */
   private String encodeGaps() {
+    String delta = deltaGaps();
+    if (useBitmap(delta.length(), bitmapLength(first, last))) {
+      return bitmapGaps();
+    }
+    return delta;
+  }
+
+  /** Below this many bytes the delta code is kept even if a bitmap would be shorter. */
+  static final int BITMAP_FROM = 100;
+
+  static boolean useBitmap(int deltaLength, long bitmapLength) {
+    return deltaLength > BITMAP_FROM && bitmapLength < deltaLength;
+  }
+
+  /** The length of the bitmap form over {@code [first, last]}: a marker and 6 offsets a char. */
+  static long bitmapLength(long first, long last) {
+    return 1 + (last - first + 1 + 5) / 6;
+  }
+
+  private static final String BASE64URL =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+  /** {@code ~} then 6 offsets a char (base64url, first offset in the high bit), 1 = held. */
+  private String bitmapGaps() {
+    int n = (int) (last - first + 1);
+    boolean[] held = new boolean[n];
+    java.util.Arrays.fill(held, true);
+    for (Gap g : gaps) {
+      for (long o = g.from(); o <= g.to(); o++) {
+        held[(int) (o - first)] = false;
+      }
+    }
+    StringBuilder sb = new StringBuilder(1 + (n + 5) / 6).append('~');
+    for (int i = 0; i < n; i += 6) {
+      int v = 0;
+      for (int b = 0; b < 6; b++) {
+        v = (v << 1) | (i + b < n && held[i + b] ? 1 : 0);
+      }
+      sb.append(BASE64URL.charAt(v));
+    }
+    return sb.toString();
+  }
+
+  private static List<Gap> decodeBitmap(String s, long first, long last) {
+    List<Gap> gaps = new ArrayList<>();
+    long n = last - first + 1;
+    if (s.length() - 1 != (n + 5) / 6) {
+      throw new IllegalArgumentException("a bitmap of the wrong length");
+    }
+    long gapFrom = -1;
+    for (long i = 0; i < n; i++) {
+      int v = BASE64URL.indexOf(s.charAt(1 + (int) (i / 6)));
+      if (v < 0) {
+        throw new IllegalArgumentException("a malformed bitmap");
+      }
+      boolean held = ((v >> (5 - (int) (i % 6))) & 1) == 1;
+      if (!held && gapFrom < 0) {
+        gapFrom = first + i;
+      } else if (held && gapFrom >= 0) {
+        gaps.add(new Gap(gapFrom, first + i - 1));
+        gapFrom = -1;
+      }
+    }
+    if (gapFrom >= 0) {
+      throw new IllegalArgumentException("a gap at the claim's last offset");
+    }
+    return gaps;
+  }
+
+  /** {@code held[+length][*times]}, comma-separated: see {@link #METADATA_BYTES}. */
+  private String deltaGaps() {
     StringBuilder sb = new StringBuilder();
     long previousEnd = first - 1;
     String entry = null;
@@ -251,6 +386,9 @@ public record Claim(long first, long last, int errorRows, List<Segment> segments
     if (s.isEmpty()) {
       return gaps;
     }
+    if (s.charAt(0) == '~') {
+      return decodeBitmap(s, first, last);
+    }
     long previousEnd = first - 1;
     for (String entry : s.split(",")) {
       int star = entry.indexOf('*');
@@ -274,6 +412,15 @@ public record Claim(long first, long last, int errorRows, List<Segment> segments
     return gaps;
   }
 
+  private static Segment segment(long from, long to, String folders) {
+    String[] parts = folders.split("\\|");
+    List<Long> others = new ArrayList<>();
+    for (int i = 1; i < parts.length; i++) {
+      others.add(Long.parseLong(parts[i]));
+    }
+    return new Segment(from, to, Long.parseLong(parts[0]), others);
+  }
+
   /** The claim of a stored object, or empty when its metadata holds none (not ours). */
   public static Optional<Claim> fromMetadata(Map<String, String> metadata) {
     Map<String, String> m = new HashMap<>();
@@ -286,7 +433,10 @@ public record Claim(long first, long last, int errorRows, List<Segment> segments
       int dash = offsets.indexOf('-');
       long first = Long.parseLong(offsets.substring(0, dash));
       long last = Long.parseLong(offsets.substring(dash + 1));
-      int errorRows = Integer.parseInt(m.getOrDefault(ERROR_ROWS, "0"));
+      String rows = m.getOrDefault(ERROR_ROWS, "0");
+      int plus = rows.indexOf('+');
+      int errorRows = Integer.parseInt(plus < 0 ? rows : rows.substring(0, plus));
+      int dataRows = plus < 0 ? -1 : Integer.parseInt(rows.substring(plus + 1));
       List<Segment> segments = new ArrayList<>();
       String s = m.getOrDefault(SEGMENTS, "");
       if (!s.isEmpty()) {
@@ -294,14 +444,14 @@ public record Claim(long first, long last, int errorRows, List<Segment> segments
           int d = part.indexOf('-');
           int at = part.indexOf('@');
           segments.add(
-              new Segment(
+              segment(
                   Long.parseLong(part.substring(0, d)),
                   Long.parseLong(part.substring(d + 1, at)),
-                  Long.parseLong(part.substring(at + 1))));
+                  part.substring(at + 1)));
         }
       }
       List<Gap> gaps = decodeGaps(m.getOrDefault(GAPS, ""), first, last);
-      return Optional.of(new Claim(first, last, errorRows, segments, gaps));
+      return Optional.of(new Claim(first, last, errorRows, segments, gaps, dataRows));
     } catch (RuntimeException e) {
       return Optional.empty();
     }

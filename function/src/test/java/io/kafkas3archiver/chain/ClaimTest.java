@@ -1,9 +1,9 @@
-package io.kafkas3archiver.group;
+package io.kafkas3archiver.chain;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kafkas3archiver.group.Claim.Gap;
-import io.kafkas3archiver.group.Claim.Segment;
+import io.kafkas3archiver.chain.Claim.Gap;
+import io.kafkas3archiver.chain.Claim.Segment;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -152,10 +152,15 @@ class ClaimTest {
         .hasSizeGreaterThanOrEqualTo(583)
         .isEqualTo(gaps.subList(0, fitted.gaps().size()));
     assertThat(fitted.last()).isEqualTo(gaps.get(fitted.gaps().size()).from() - 1);
-    assertThat(fitted.withErrorRows(Integer.MAX_VALUE).metadataBytes())
+    assertThat(
+            fitted.withErrorRows(Integer.MAX_VALUE).withDataRows(Integer.MAX_VALUE).metadataBytes())
         .isLessThanOrEqualTo(Claim.METADATA_BYTES - Claim.POINTER_ROOM);
     Claim oneMore = whole.through(gaps.get(fitted.gaps().size() + 1).from() - 1);
-    assertThat(oneMore.withErrorRows(Integer.MAX_VALUE).metadataBytes())
+    assertThat(
+            oneMore
+                .withErrorRows(Integer.MAX_VALUE)
+                .withDataRows(Integer.MAX_VALUE)
+                .metadataBytes())
         .as("the next run would not have fit")
         .isGreaterThan(Claim.METADATA_BYTES - Claim.POINTER_ROOM);
   }

@@ -1,0 +1,27 @@
+package io.kafkas3archiver.testing;
+
+import io.kafkas3archiver.upload.Deadline;
+import io.kafkas3archiver.upload.ObjectStore;
+import io.kafkas3archiver.upload.UploadException;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A store for tests and benchmarks that never meet a key twice (every batch a first delivery): a
+ * conditional put is a plain put, and no metadata is ever read. Never a stand-in for S3 where a
+ * redelivery matters: use {@link MemoryStore} there.
+ */
+@FunctionalInterface
+public interface UnconditionalStore extends ObjectStore {
+  @Override
+  default PutResult putIfAbsent(
+      String key, byte[] body, String contentType, Map<String, String> metadata, Deadline d)
+      throws UploadException {
+    return put(key, body, contentType, d);
+  }
+
+  @Override
+  default Optional<Map<String, String>> metadata(String key, Deadline d) {
+    return Optional.empty();
+  }
+}
