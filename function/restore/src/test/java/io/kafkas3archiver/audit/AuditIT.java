@@ -343,6 +343,49 @@ class AuditIT {
         .contains("PROBLEM partition 0: offsets " + missing.get(0).path("from").asLong() + "..")
         .contains("not in the archive")
         .contains("result: 1 problems (exit 1)");
+    // The restore Lambda's audit action: the same report, and the figures the gap alarm watches.
+    ByteArrayOutputStream logged = new ByteArrayOutputStream();
+    Map<String, String> env =
+        Map.of(
+            "AUDIT_BUCKET",
+            BUCKET,
+            "AUDIT_TOPIC",
+            topic,
+            "AUDIT_KEY_PREFIX",
+            "arch",
+            "AUDIT_BOOTSTRAP_SERVERS",
+            servers.kafka.bootstrapServers(),
+            "AUDIT_GROUP",
+            group,
+            "TITLE",
+            "audit-it");
+    JsonNode answer =
+        new io.kafkas3archiver.restore.RestoreLambda(
+                env::get,
+                Duration.ofSeconds(1),
+                new PrintStream(logged, true, StandardCharsets.UTF_8))
+            .handle(
+                JSON.readTree(
+                    "{\"action\":\"audit\",\"audit\":{\"endpointUrl\":\""
+                        + servers.s3.endpoint()
+                        + "\",\"region\":\"us-east-1\",\"pathStyle\":true}}"),
+                60_000);
+    assertThat(answer.path("exitCode").asInt()).isEqualTo(1);
+    assertThat(answer.path("gapOffsets").asLong())
+        .isEqualTo(hole.json().path("gapOffsets").asLong());
+    JsonNode emf =
+        JSON.readTree(
+            logged
+                .toString(StandardCharsets.UTF_8)
+                .strip()
+                .lines()
+                .reduce((a, b) -> b)
+                .orElseThrow());
+    assertThat(emf.path("ArchiveGapOffsets").asLong())
+        .isEqualTo(answer.path("gapOffsets").asLong());
+    assertThat(emf.path("ArchiveDuplicateOffsets").asLong()).isZero();
+    assertThat(emf.path("_aws").path("CloudWatchMetrics").get(0).path("Namespace").asText())
+        .isEqualTo("KafkaS3Archiver");
     // Put it back as it was (the archiver rewrites it on a redelivery from that offset).
     s3.putObject(
         b -> b.bucket(BUCKET).key(deleted).metadata(lost.toMetadata()),
