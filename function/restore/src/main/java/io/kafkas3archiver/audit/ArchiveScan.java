@@ -124,6 +124,42 @@ final class ArchiveScan {
     }
   }
 
+  /**
+   * The CRC32C of the bytes stored under {@code key} now: the object's own checksum from a HEAD
+   * with checksum mode on (S3 keeps the one the archiver sent; no download), or, where the store
+   * keeps none (S3-compatible servers, or an overwrite sent with another algorithm), computed from
+   * a GET. Empty when the object is gone.
+   */
+  Optional<String> storedCrc32c(String key) {
+    try {
+      requests.head++;
+      HeadObjectResponse head =
+          s3.headObject(
+              h ->
+                  h.bucket(bucket)
+                      .key(key)
+                      .checksumMode(software.amazon.awssdk.services.s3.model.ChecksumMode.ENABLED));
+      if (head.checksumCRC32C() != null && !head.checksumCRC32C().contains("-")) {
+        return Optional.of(head.checksumCRC32C());
+      }
+      requests.get++;
+      byte[] bytes = s3.getObjectAsBytes(g -> g.bucket(bucket).key(key)).asByteArrayUnsafe();
+      return Optional.of(io.kafkas3archiver.upload.S3ObjectStore.crc32c(bytes));
+    } catch (NoSuchKeyException e) {
+      return Optional.empty();
+    } catch (SdkException e) {
+      throw new AuditException(
+          "verifying the checksum of s3://"
+              + bucket
+              + "/"
+              + key
+              + " failed ("
+              + e.getMessage()
+              + "); the audit needs s3:GetObject on the archive prefix",
+          e);
+    }
+  }
+
   static Optional<Claim> claimOf(Map<String, String> metadata) {
     return Claim.fromMetadata(metadata);
   }

@@ -42,6 +42,7 @@ public final class AuditAction {
           "partitionCount",
           "full",
           "noState",
+          "verifyChecksums",
           "mskIam",
           "region",
           "endpointUrl",

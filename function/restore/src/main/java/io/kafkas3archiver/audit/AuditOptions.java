@@ -26,6 +26,7 @@ public record AuditOptions(
     boolean json,
     boolean full,
     boolean stateless,
+    boolean verifyChecksums,
     Optional<String> region,
     Optional<String> endpointUrl,
     boolean pathStyle) {
@@ -67,6 +68,8 @@ public record AuditOptions(
         --full                     HEAD every object again (the state's claims are not trusted);
                                    the state is rewritten
         --no-state                 neither read nor write the audit state
+        --verify-checksums         compare each object's bytes with the CRC32C its claim
+                                   recorded (a HEAD where S3 keeps the checksum, else a GET)
         --help                     this text
       """;
 
@@ -78,7 +81,14 @@ public record AuditOptions(
     CommandLine flags =
         CommandLine.parse(
             args,
-            Set.of("--msk-iam", "--json", "--full", "--no-state", "--path-style", "--help"),
+            Set.of(
+                "--msk-iam",
+                "--json",
+                "--full",
+                "--no-state",
+                "--verify-checksums",
+                "--path-style",
+                "--help"),
             Set.of(
                 "--bucket",
                 "--topic",
@@ -148,6 +158,7 @@ public record AuditOptions(
             flags.has("--json"),
             flags.has("--full"),
             flags.has("--no-state"),
+            flags.has("--verify-checksums"),
             flags.one("--region"),
             flags
                 .one("--endpoint-url")

@@ -108,6 +108,8 @@ public final class AuditReport {
   long objects;
   long headsSaved;
   long probes;
+  long verified;
+  long unverifiable;
   boolean incremental;
 
   AuditReport(String bucket, String listed, String topic, boolean withCluster) {
@@ -254,6 +256,16 @@ public final class AuditReport {
             p.pointers);
       }
     }
+    if (verified + unverifiable > 0) {
+      out.printf(
+          Locale.ROOT,
+          "checksums: %,d objects compared with their recorded CRC32C%s%n",
+          verified,
+          unverifiable > 0
+              ? String.format(
+                  Locale.ROOT, ", %,d written before checksums were recorded", unverifiable)
+              : "");
+    }
     if (!skipped.isEmpty()) {
       out.printf(
           "skipped %d objects whose names the archiver never writes, e.g. %s%n",
@@ -289,6 +301,8 @@ public final class AuditReport {
     root.put("topic", topic);
     root.put("objects", objects);
     root.put("incremental", incremental);
+    root.put("checksumsVerified", verified);
+    root.put("checksumsUnverifiable", unverifiable);
     root.put("problems", problems());
     root.put("exitCode", exitCode());
     root.put("gapOffsets", gapOffsets());

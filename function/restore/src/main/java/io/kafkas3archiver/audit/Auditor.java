@@ -5,6 +5,7 @@ import io.kafkas3archiver.restore.ArchiveObject;
 import io.kafkas3archiver.restore.ArchiveReader;
 import io.kafkas3archiver.restore.ArchivedRecord;
 import io.kafkas3archiver.restore.ObjectRows;
+import io.kafkas3archiver.upload.S3ObjectStore;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -112,6 +113,9 @@ public final class Auditor {
       }
       if (!options.inRange(partition)) {
         continue;
+      }
+      if (options.verifyChecksums()) {
+        verify(o, report);
       }
       (o.isError() ? errors : data).computeIfAbsent(partition, p -> new ArrayList<>()).add(o);
     }
@@ -288,6 +292,36 @@ public final class Auditor {
     if (log != null) {
       long lastInLog = Math.min(to, log.end() - 1);
       report.lag = tailFirstRecord < 0 ? 0 : Math.max(0, lastInLog - tailFirstRecord + 1);
+    }
+  }
+
+  /** Compares the object's bytes with the CRC32C its claim recorded; a mismatch names the key. */
+  private void verify(AuditedObject o, AuditReport report) {
+    String recorded = o.metadata().get(S3ObjectStore.CHECKSUM_METADATA);
+    if (recorded == null) {
+      report.unverifiable++;
+      return;
+    }
+    Optional<String> stored = new ArchiveScan(s3, options.bucket(), requests).storedCrc32c(o.key());
+    if (stored.isEmpty()) {
+      return; // gone since the listing: its offsets show as a gap
+    }
+    report.verified++;
+    if (!stored.get().equals(recorded)) {
+      report
+          .partition(o.partition())
+          .bad
+          .add(
+              new AuditReport.BadObject(
+                  o.key(),
+                  "its bytes are not the bytes the archiver wrote (CRC32C recorded "
+                      + recorded
+                      + ", stored "
+                      + stored.get()
+                      + ", "
+                      + o.size()
+                      + " bytes now): altered or truncated; restore it from a copy or"
+                      + " re-archive its offsets"));
     }
   }
 

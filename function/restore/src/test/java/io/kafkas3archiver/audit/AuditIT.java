@@ -408,6 +408,40 @@ class AuditIT {
         RequestBody.fromString("restored\r\n"));
     assertThat(audit(concat(withCluster, "--json")).exit()).isZero();
 
+    // 5b. Other bytes under the same claim (metadata copied): only the checksum can tell, and it
+    // names the key; so for a truncated body.
+    String altered = null;
+    for (S3Object o : objects("arch/" + topic + "/")) {
+      var head = s3.headObject(b -> b.bucket(BUCKET).key(o.key()));
+      if (!o.key().equals(overwritten)
+          && !o.key().equals(deleted)
+          && head.metadata().containsKey(S3ObjectStore.CHECKSUM_METADATA)
+          && o.size() > 20) {
+        altered = o.key();
+        break;
+      }
+    }
+    assertThat(altered).as("an object with a recorded checksum").isNotNull();
+    String key = altered;
+    Map<String, String> meta = s3.headObject(b -> b.bucket(BUCKET).key(key)).metadata();
+    byte[] original = s3.getObjectAsBytes(b -> b.bucket(BUCKET).key(key)).asByteArray();
+    assertThat(meta.get(S3ObjectStore.CHECKSUM_METADATA)).isEqualTo(S3ObjectStore.crc32c(original));
+    byte[] flipped = original.clone();
+    flipped[flipped.length / 2] ^= 0x01;
+    for (byte[] other : List.of(flipped, java.util.Arrays.copyOf(original, original.length / 2))) {
+      s3.putObject(b -> b.bucket(BUCKET).key(key).metadata(meta), RequestBody.fromBytes(other));
+      assertThat(audit(concat(withCluster, "--json")).exit()).as("claims alone").isZero();
+      Run verified = audit(concat(withCluster, "--json", "--verify-checksums"));
+      assertThat(verified.exit()).isEqualTo(1);
+      assertThat(verified.json().toString())
+          .contains(key)
+          .contains("not the bytes the archiver wrote");
+    }
+    s3.putObject(b -> b.bucket(BUCKET).key(key).metadata(meta), RequestBody.fromBytes(original));
+    Run intact = audit(concat(withCluster, "--verify-checksums"));
+    assertThat(intact.exit()).as(intact.out()).isZero();
+    assertThat(intact.out()).contains("checksums: ");
+
     // 6. The same range archived twice, under a second prefix: every offset stored twice.
     archive(topic, "arch2", "second-" + topic);
     Run doubled =
