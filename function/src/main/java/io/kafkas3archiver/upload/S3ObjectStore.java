@@ -15,6 +15,7 @@ import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.ContentStreamProvider;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.ChecksumAlgorithm;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -159,11 +160,26 @@ public final class S3ObjectStore implements ObjectStore {
     }
   }
 
+  /**
+   * The user-metadata name of the CRC32C a conditional put records beside its claim (base64 of the
+   * four big-endian bytes, as S3 writes {@code x-amz-checksum-crc32c}); the audit's {@code
+   * --verify-checksums} compares it with the stored bytes (docs/audit.md). It takes 20 bytes of
+   * S3's 2 KB (S3 counts names without {@code x-amz-meta-}), inside the 44 bytes the claim's budget
+   * keeps by counting that prefix on each of its four names.
+   */
+  public static final String CHECKSUM_METADATA = "kafka-crc32c";
+
   private PutResult write(
-      String key, byte[] body, String contentType, Map<String, String> metadata, Deadline deadline)
+      String key, byte[] body, String contentType, Map<String, String> claim, Deadline deadline)
       throws UploadException {
     long started = System.nanoTime();
     String md5 = contentMd5(body);
+    String crc32c = claim == null ? null : crc32c(body);
+    Map<String, String> metadata = claim;
+    if (claim != null) {
+      metadata = new java.util.HashMap<>(claim);
+      metadata.put(CHECKSUM_METADATA, crc32c);
+    }
     boolean reread = false;
     for (int attempt = 1; ; attempt++) {
       long budget = deadline.remainingMillis() - SAFETY_MARGIN_MILLIS;
@@ -174,7 +190,14 @@ public final class S3ObjectStore implements ObjectStore {
         PutObjectRequest request =
             request(key, body.length, md5, contentType, Math.min(budget, MAX_ATTEMPT_MILLIS));
         if (metadata != null) {
-          request = request.toBuilder().ifNoneMatch("*").metadata(metadata).build();
+          // S3 checks the body against the checksum and keeps it as the object's own.
+          request =
+              request.toBuilder()
+                  .ifNoneMatch("*")
+                  .metadata(metadata)
+                  .checksumAlgorithm(ChecksumAlgorithm.CRC32_C)
+                  .checksumCRC32C(crc32c)
+                  .build();
         }
         s3.putObject(
             request,
@@ -307,6 +330,15 @@ public final class S3ObjectStore implements ObjectStore {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every JVM has MD5", e);
     }
+  }
+
+  /** CRC32C of {@code body}, base64 of its four big-endian bytes (S3's checksum encoding). */
+  public static String crc32c(byte[] body) {
+    java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+    crc.update(body);
+    long v = crc.getValue();
+    byte[] b = {(byte) (v >>> 24), (byte) (v >>> 16), (byte) (v >>> 8), (byte) v};
+    return Base64.getEncoder().encodeToString(b);
   }
 
   private static long backoff(int attempt) {

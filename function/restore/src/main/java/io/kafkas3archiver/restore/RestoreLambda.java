@@ -38,6 +38,8 @@ import software.amazon.awssdk.services.s3.S3Client;
  *       the deployment's queue or bucket), consumes the skipped offsets from Kafka, which this
  *       function reaches, and invokes the archiver function ({@code REDRIVE_ARCHIVER_FUNCTION})
  *       with them, so they are archived with its own configuration and grants, each offset once.
+ *   <li>{@code {"action":"audit","audit":{...}}} proves the archive complete against the cluster
+ *       (docs/audit.md) and publishes the gap, duplicate and lag figures as EMF metrics.
  * </ul>
  *
  * <p>The work unit is one partition because order within a partition is the only order Kafka has:
@@ -132,9 +134,12 @@ public final class RestoreLambda implements RequestStreamHandler {
       case "plan" -> plan((ObjectNode) request);
       case "redrive" -> redrive((ObjectNode) request, remainingMillis);
       case "partition" -> partition((ObjectNode) request, remainingMillis);
+      case "audit" -> audit((ObjectNode) request);
       default ->
           throw new BadRequestException(
-              "action '" + action + "' is not known; legal values: plan, partition, redrive");
+              "action '"
+                  + action
+                  + "' is not known; legal values: plan, partition, redrive, audit");
     };
   }
 
@@ -237,6 +242,15 @@ public final class RestoreLambda implements RequestStreamHandler {
           slice.records(),
           slice.complete() ? "done" : "more to do (the state machine calls again)");
       return answer;
+    }
+  }
+
+  /** docs/audit.md: the audit, its JSON report as the answer and its figures as EMF metrics. */
+  private JsonNode audit(ObjectNode request) {
+    try {
+      return io.kafkas3archiver.audit.AuditAction.handle(request, env, log);
+    } catch (IllegalArgumentException e) {
+      throw new BadRequestException(e.getMessage());
     }
   }
 

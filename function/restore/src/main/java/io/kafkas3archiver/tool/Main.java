@@ -1,5 +1,6 @@
 package io.kafkas3archiver.tool;
 
+import io.kafkas3archiver.audit.AuditCommand;
 import io.kafkas3archiver.redrive.RedriveCommand;
 import io.kafkas3archiver.restore.RestoreCommand;
 import java.util.Arrays;
@@ -7,7 +8,8 @@ import java.util.Arrays;
 /**
  * The restore jar's Main-Class: {@code java -jar kafka-s3-archiver-restore.jar [restore] ...}
  * restores an archived range into Kafka (the default command), {@code ... redrive ...} archives the
- * batches the event source mapping skipped. Each command has its own {@code --help}.
+ * batches the event source mapping skipped, {@code ... audit ...} proves the archive complete. Each
+ * command has its own {@code --help}.
  */
 public final class Main {
   private Main() {}
@@ -19,11 +21,12 @@ public final class Main {
     switch (command) {
       case "restore" -> RestoreCommand.main(rest);
       case "redrive" -> RedriveCommand.main(rest);
+      case "audit" -> AuditCommand.main(rest);
       default -> {
         System.err.println(
             "unknown command '"
                 + command
-                + "'; the commands are restore (the default) and redrive; each has --help");
+                + "'; the commands are restore (the default), redrive and audit; each has --help");
         System.exit(2);
       }
     }
