@@ -1,6 +1,6 @@
 package io.kafkas3archiver.audit;
 
-import io.kafkas3archiver.group.Claim;
+import io.kafkas3archiver.chain.Claim;
 import io.kafkas3archiver.restore.ArchiveObject;
 import io.kafkas3archiver.restore.ArchiveReader;
 import io.kafkas3archiver.restore.ArchivedRecord;

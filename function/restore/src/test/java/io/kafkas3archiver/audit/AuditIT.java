@@ -8,7 +8,7 @@ import io.kafkas3archiver.ArchiverHandler;
 import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.esm.EventSourceEmulator;
 import io.kafkas3archiver.esm.EventSourceEmulator.Settings;
-import io.kafkas3archiver.group.Claim;
+import io.kafkas3archiver.chain.Claim;
 import io.kafkas3archiver.restore.Servers;
 import io.kafkas3archiver.testing.Harness;
 import io.kafkas3archiver.testing.S3ProxyServer;

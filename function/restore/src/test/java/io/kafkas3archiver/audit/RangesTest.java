@@ -2,7 +2,7 @@ package io.kafkas3archiver.audit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kafkas3archiver.group.Claim;
+import io.kafkas3archiver.chain.Claim;
 import io.kafkas3archiver.restore.ArchiveObject;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
