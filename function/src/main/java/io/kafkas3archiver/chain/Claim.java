@@ -45,16 +45,16 @@ public record Claim(
    *
    * <p>The arithmetic, for a claim of one folder: the four names take 97 bytes; {@code first-last}
    * at most 39; the row counts are reserved at their widest, 21 ({@code errors+rows}); one segment
-   * at most 51 ({@code from-to@epochSecond}); {@link #POINTER_ROOM} 100. That leaves 1,740 bytes
-   * for gaps and further segments. A gap is written as the number of offsets held since the
-   * previous one ({@code 9}), then {@code +length} when it is longer than one offset, then {@code
-   * *times} when the same entry repeats, each entry followed by a comma. So transaction markers
-   * after transactions of the same size cost a few bytes whatever their number ({@code 9*222});
-   * markers after transactions of under 100 records of varying size cost at most 3 bytes each, so
-   * at least 580 fit; compaction holes of up to 9 offsets at most 999 apart at most 6 bytes, so 290
-   * fit. Gaps that interleave finely (two folders' offsets) are written as a bitmap instead when
-   * that is shorter: 10,000 offsets take 1,668 bytes. A further folder (an hour edge under {@code
-   * PARTITION_TIME=batch}) costs about 39 bytes at 13-digit offsets.
+   * at most 51 ({@code from-to@epochSecond}); {@link #POINTER_ROOM} 100; {@link #CHECKSUM_ROOM} 31.
+   * That leaves 1,709 bytes for gaps and further segments. A gap is written as the number of
+   * offsets held since the previous one ({@code 9}), then {@code +length} when it is longer than
+   * one offset, then {@code *times} when the same entry repeats, each entry followed by a comma. So
+   * transaction markers after transactions of the same size cost a few bytes whatever their number
+   * ({@code 9*222}); markers after transactions of under 100 records of varying size cost at most 3
+   * bytes each, so at least 569 fit; compaction holes of up to 9 offsets at most 999 apart at most
+   * 6 bytes, so 284 fit. Gaps that interleave finely (two folders' offsets) are written as a bitmap
+   * instead when that is shorter: 10,000 offsets take 1,668 bytes. A further folder (an hour edge
+   * under {@code PARTITION_TIME=batch}) costs about 39 bytes at 13-digit offsets.
    */
   public static final int METADATA_BYTES = 2048;
 
@@ -65,6 +65,15 @@ public record Claim(
    * every pointer cut from it fits too.
    */
   static final int POINTER_ROOM = 100;
+
+  /**
+   * What the object's other user metadata takes: the CRC32C every conditional put records beside
+   * its claim ({@code x-amz-meta-kafka-crc32c}, 23 bytes, and 8 of base64), for the audit.
+   */
+  static final int CHECKSUM_ROOM = 31;
+
+  /** The most a claim may take so that it, any pointer cut from it and its checksum fit. */
+  static final int BUDGET = METADATA_BYTES - POINTER_ROOM - CHECKSUM_ROOM;
 
   private static final int META_PREFIX = "x-amz-meta-".length();
 
@@ -234,7 +243,7 @@ public record Claim(
 
   private static boolean fits(Claim c) {
     return c.withErrorRows(Integer.MAX_VALUE).withDataRows(Integer.MAX_VALUE).metadataBytes()
-        <= METADATA_BYTES - POINTER_ROOM;
+        <= BUDGET;
   }
 
   /** The bytes this claim takes of S3's user-metadata limit, names included. */

@@ -17,7 +17,7 @@ import java.util.List;
  */
 public final class ClaimBuilder {
   private static final int META_PREFIX = "x-amz-meta-".length();
-  private static final int BUDGET = Claim.METADATA_BYTES - Claim.POINTER_ROOM;
+  private static final int BUDGET = Claim.BUDGET;
 
   /**
    * Names and the widest row counts ({@code errors+rows}), which are known only once the object is

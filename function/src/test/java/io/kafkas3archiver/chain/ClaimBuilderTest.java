@@ -136,8 +136,7 @@ class ClaimBuilderTest {
         if (!added) {
           assertThat(now).isEqualTo(before);
           stopped = true;
-          assertThat(builder.bytes())
-              .isLessThanOrEqualTo(Claim.METADATA_BYTES - Claim.POINTER_ROOM);
+          assertThat(builder.bytes()).isLessThanOrEqualTo(Claim.BUDGET);
         }
       }
     }

@@ -154,7 +154,7 @@ class ClaimTest {
     assertThat(fitted.last()).isEqualTo(gaps.get(fitted.gaps().size()).from() - 1);
     assertThat(
             fitted.withErrorRows(Integer.MAX_VALUE).withDataRows(Integer.MAX_VALUE).metadataBytes())
-        .isLessThanOrEqualTo(Claim.METADATA_BYTES - Claim.POINTER_ROOM);
+        .isLessThanOrEqualTo(Claim.BUDGET);
     Claim oneMore = whole.through(gaps.get(fitted.gaps().size() + 1).from() - 1);
     assertThat(
             oneMore
@@ -162,7 +162,7 @@ class ClaimTest {
                 .withDataRows(Integer.MAX_VALUE)
                 .metadataBytes())
         .as("the next run would not have fit")
-        .isGreaterThan(Claim.METADATA_BYTES - Claim.POINTER_ROOM);
+        .isGreaterThan(Claim.BUDGET);
   }
 
   @Test
@@ -201,7 +201,7 @@ class ClaimTest {
           if (pointer.isPresent()) {
             assertThat(pointer.get().claim().metadataBytes())
                 .as("seed=%d: the pointer at %d", seed, cut)
-                .isLessThanOrEqualTo(Claim.METADATA_BYTES);
+                .isLessThanOrEqualTo(Claim.METADATA_BYTES - Claim.CHECKSUM_ROOM);
             assertThat(Claim.fromMetadata(pointer.get().claim().toMetadata()))
                 .contains(pointer.get().claim());
           }
@@ -230,7 +230,8 @@ class ClaimTest {
 
     assertThat(pointer.first()).isEqualTo(big - 1);
     assertThat(pointer.metadataBytes() - fitted.metadataBytes()).isGreaterThanOrEqualTo(16);
-    assertThat(pointer.metadataBytes()).isLessThanOrEqualTo(Claim.METADATA_BYTES);
+    assertThat(pointer.metadataBytes())
+        .isLessThanOrEqualTo(Claim.METADATA_BYTES - Claim.CHECKSUM_ROOM);
   }
 
   private static String pointer(Claim claim, long cut) {

@@ -24,7 +24,7 @@ public final class AuditReport {
     /** Between claims, and the cluster holds no record there. */
     NO_RECORD_IN_LOG(
         "claimed by no object; the log holds no record there (transaction marker,"
-            + " aborted or compacted record)",
+            + " aborted or compacted record) or only tombstones (skipped values-only)",
         true),
     /** Between claims, and the cluster holds records there. */
     MISSING("claimed by no object, and the log holds records there: not in the archive", false),

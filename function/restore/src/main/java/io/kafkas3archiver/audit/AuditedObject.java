@@ -1,7 +1,7 @@
 package io.kafkas3archiver.audit;
 
-import io.kafkas3archiver.encode.Format;
 import io.kafkas3archiver.chain.Claim;
+import io.kafkas3archiver.encode.Format;
 import io.kafkas3archiver.restore.ArchiveObject;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;

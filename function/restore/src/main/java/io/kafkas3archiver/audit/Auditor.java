@@ -161,7 +161,22 @@ public final class Auditor {
     long to = options.toOffset();
     report.log = log;
     report.committed = committed;
+    // A claim's holder is its data object, or its error object when the range's first record with
+    // output is an error row. An all-error range writes its error object alone (chain.ChainWriter),
+    // which records 0 data rows (kafka-error-rows: errors+0); an error object that records data
+    // rows has a data object beside it, and without one its range stays unclaimed (a gap).
     List<AuditedObject> sorted = new ArrayList<>(data);
+    java.util.Set<String> dataRanges = new java.util.HashSet<>();
+    for (AuditedObject o : data) {
+      Claim c = o.claim().orElseThrow();
+      dataRanges.add(c.first() + "-" + c.last());
+    }
+    for (AuditedObject e : errors) {
+      Claim c = e.claim().orElseThrow();
+      if (c.dataRows() == 0 && !dataRanges.contains(c.first() + "-" + c.last())) {
+        sorted.add(e);
+      }
+    }
     sorted.sort(
         Comparator.comparingLong((AuditedObject o) -> o.claim().orElseThrow().first())
             .thenComparing(AuditedObject::key));

@@ -142,7 +142,9 @@ final class ClusterView implements AutoCloseable {
   /**
    * The first offset in {@code [from, to]} that holds a record a consumer is given, or empty when
    * the log holds none there (transaction markers, aborted records under read_committed, compacted
-   * records). One seek and as many fetches as it takes to pass {@code to}.
+   * records) or only tombstones: a values-only archive skips them and no object claims a range of
+   * tombstones only (with metadata, a lost object of tombstones only is therefore not seen). One
+   * seek and as many fetches as it takes to pass {@code to}.
    */
   OptionalLong firstRecord(int partition, long from, long to) {
     probes++;
@@ -154,8 +156,13 @@ final class ClusterView implements AutoCloseable {
       List<ConsumerRecord<byte[], byte[]>> got = new ArrayList<>();
       consumer.poll(Duration.ofMillis(200)).records(tp).forEach(got::add);
       for (ConsumerRecord<byte[], byte[]> r : got) {
-        if (r.offset() >= from) {
-          return r.offset() <= to ? OptionalLong.of(r.offset()) : OptionalLong.empty();
+        if (r.offset() > to) {
+          return OptionalLong.empty();
+        }
+        // A tombstone is skipped in values-only mode and nothing holds its claim (a range of
+        // tombstones only writes no object): it does not make a range missing.
+        if (r.offset() >= from && r.value() != null) {
+          return OptionalLong.of(r.offset());
         }
       }
       if (consumer.position(tp) > to) {
