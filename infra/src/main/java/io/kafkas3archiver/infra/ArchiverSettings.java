@@ -103,6 +103,7 @@ public record ArchiverSettings(
     long offsetLagThreshold,
     int uploadRetriesThreshold,
     int batchAgeThresholdMs,
+    int heartbeatMinutes,
     Optional<String> alarmTopicArn,
     boolean tracing,
     // Athena
@@ -349,6 +350,7 @@ public record ArchiverSettings(
           "offsetLagThreshold",
           "uploadRetriesThreshold",
           "batchAgeThresholdMs",
+          "heartbeatMinutes",
           "alarmTopicArn",
           "tracing",
           "athena",
@@ -441,6 +443,10 @@ public record ArchiverSettings(
               + " use the registry's https:// URL");
     }
   }
+
+  /** template.yaml's HeartbeatMinutes AllowedValues (its Mappings turn each into periods). */
+  static final List<Integer> HEARTBEAT_MINUTES =
+      List.of(10, 15, 20, 30, 45, 60, 90, 120, 180, 240, 360, 480, 720, 1440);
 
   /** The column types PARQUET_SCHEMA may declare (the function's ExplicitSchema). */
   static final List<String> PARQUET_TYPES = List.of("number", "boolean", "string", "json");
@@ -631,6 +637,28 @@ public record ArchiverSettings(
     }
     if (maximumRecordAgeSeconds != -1) {
       range("maximumRecordAgeSeconds", maximumRecordAgeSeconds, 60, 604_800);
+    }
+    if (!HEARTBEAT_MINUTES.contains(heartbeatMinutes)) {
+      throw new IllegalArgumentException(
+          "heartbeatMinutes="
+              + heartbeatMinutes
+              + " is not valid; legal values: "
+              + HEARTBEAT_MINUTES
+              + " (the HeartbeatAlarm fires when no invocation succeeds for that long)");
+    }
+    if (provisionedPollers
+        && onFailure == OnFailure.NONE
+        && (retryAttempts != -1 || maximumRecordAgeSeconds != -1)) {
+      // The mapping skips a batch past its retries or record age; without a destination nothing
+      // records which offsets it skipped, and the archive has a gap no one can find or redrive.
+      throw new IllegalArgumentException(
+          "onFailure=none with retryAttempts="
+              + retryAttempts
+              + " and maximumRecordAgeSeconds="
+              + maximumRecordAgeSeconds
+              + " would skip failed batches and record nothing: keep onFailure=sqs or s3 (the"
+              + " skipped offsets can then be redriven), or set retryAttempts=-1 and"
+              + " maximumRecordAgeSeconds=-1 to stall rather than skip");
     }
     expectedBucketOwner.ifPresent(
         owner -> {
@@ -914,6 +942,7 @@ public record ArchiverSettings(
         r.integer("offsetLagThreshold", 100_000),
         r.integer("uploadRetriesThreshold", 10),
         r.integer("batchAgeThresholdMs", 900_000),
+        r.integer("heartbeatMinutes", 60),
         r.arn("alarmTopicArn"),
         r.bool("tracing", false),
         r.bool("athena", false),

@@ -247,7 +247,7 @@ public final class ArchiverStack extends Stack {
             : Optional.empty();
     this.mapping = KafkaSource.mapping(this, s, alias, role, failureQueue);
 
-    Monitoring.create(this, s, function, alias, failureQueue);
+    Monitoring.create(this, s, function, alias, mapping, failureQueue);
     s.iceberg().ifPresent(i -> IcebergTable.create(this, s, i, alias, logGroup));
     if (s.athena()) {
       AthenaTable.create(this, s, bucket.getBucketName());

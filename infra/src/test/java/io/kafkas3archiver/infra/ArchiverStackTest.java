@@ -556,4 +556,65 @@ class ArchiverStackTest {
   void shouldCreateNoCredentialsSecretUnlessAsked() {
     template.resourceCountIs("AWS::SecretsManager::Secret", 0);
   }
+
+  // --- a stall always alarms
+
+  @Test
+  void shouldAlarmOnSuccessfulInvocationsWhenNoneArrive() {
+    assertThat(Templates.alarmExpression(alarms.get("HeartbeatAlarm")))
+        .isEqualTo("FILL(invocations, 0) - FILL(errors, 0)");
+    assertThat(Templates.alarmMetrics(alarms.get("HeartbeatAlarm")))
+        .containsExactlyInAnyOrder(
+            "invocations=AWS/Lambda Invocations {FunctionName=${Function}} Sum 300",
+            "errors=AWS/Lambda Errors {FunctionName=${Function}} Sum 300");
+  }
+
+  @Test
+  void shouldBreachTheHeartbeatOnMissingDataAfterAnHourByDefault() {
+    assertThat(alarms.get("HeartbeatAlarm"))
+        .containsEntry("TreatMissingData", "breaching")
+        .containsEntry("ComparisonOperator", "LessThanThreshold")
+        .containsEntry("Threshold", 1)
+        .containsEntry("EvaluationPeriods", 12)
+        .containsEntry("DatapointsToAlarm", 12);
+  }
+
+  @Test
+  void shouldAlarmWhenTheMappingDoesNotPoll() {
+    assertThat(Templates.alarmMetrics(alarms.get("MappingNotPollingAlarm")))
+        .containsExactly(
+            "AWS/Lambda PolledEventCount {EventSourceMappingUUID=${KafkaMapping}} SampleCount 300");
+    assertThat(alarms.get("MappingNotPollingAlarm")).containsEntry("TreatMissingData", "breaching");
+  }
+
+  @Test
+  void shouldAlarmOnTheMappingsPollingErrorsAndDroppedRecords() {
+    assertThat(Templates.alarmMetrics(alarms.get("PollingErrorsAlarm")))
+        .containsExactly(
+            "AWS/Lambda PollingErrorCount {EventSourceMappingUUID=${KafkaMapping}} Sum 300");
+    assertThat(Templates.alarmMetrics(alarms.get("DroppedEventsAlarm")))
+        .containsExactly(
+            "AWS/Lambda DroppedEventCount {EventSourceMappingUUID=${KafkaMapping}} Sum 300");
+  }
+
+  @Test
+  void shouldAlarmOnEveryBatchSentToTheOnFailureDestination() {
+    assertThat(Templates.alarmMetrics(alarms.get("OnFailureDestinationAlarm")))
+        .containsExactly(
+            "AWS/Lambda OnFailureDestinationDeliveredEventCount"
+                + " {EventSourceMappingUUID=${KafkaMapping}} Sum 300");
+    assertThat(Templates.alarmMetrics(alarms.get("OnFailureDeliveryErrorsAlarm")))
+        .containsExactly(
+            "AWS/Lambda OnFailureDestinationDeliveryErrorCount"
+                + " {EventSourceMappingUUID=${KafkaMapping}} Sum 300");
+  }
+
+  @Test
+  void shouldWarnThatAlarmsWithoutATopicNotifyNoOne() {
+    ArchiverStack stack = Fixtures.stack(Fixtures.mskDefaults());
+    Template.fromStack(stack);
+    software.amazon.awscdk.assertions.Annotations.fromStack(stack)
+        .hasWarning("*", Match.stringLikeRegexp("alarmTopicArn is not set.*"));
+    template.hasOutput("AlarmActionWarning", Map.of("Value", Monitoring.NO_ALARM_ACTION));
+  }
 }

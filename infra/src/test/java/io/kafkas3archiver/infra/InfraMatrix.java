@@ -211,6 +211,9 @@ final class InfraMatrix {
             Fixtures.KMS_KEY_ARN,
             "onFailure",
             "none",
+            // No destination: stall rather than skip (finite retries are refused).
+            "retryAttempts",
+            "-1",
             "athena",
             "true",
             "tracing",
