@@ -59,6 +59,7 @@ SAM_CASES = {
         "InputTopic": "vehicle-telemetry",
         "ClusterArn": "arn:aws:kafka:us-east-1:123456789012:cluster/c/abcd-1",
         "Restore": "true",
+        "IncludeKafkaMetadata": "true",
         "RestoreBootstrapServers": "b-1.dr.example.com:9098",
         "RestoreClusterArn": "arn:aws:kafka:us-east-1:123456789012:cluster/dr/efgh-2",
         "RestoreSubnetIds": "subnet-0aaa,subnet-0bbb",

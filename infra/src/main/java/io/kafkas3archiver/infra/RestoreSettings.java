@@ -82,6 +82,14 @@ public record RestoreSettings(
               });
       return Optional.empty();
     }
+    if (!archiver.includeKafkaMetadata()) {
+      // Without the metadata the archive holds values only: no key, headers, partition or offset
+      // to restore, and the redrive could not tell which offsets it stored.
+      throw new IllegalArgumentException(
+          "restore=true needs includeKafkaMetadata=true: a values-only archive has no keys,"
+              + " headers, partitions or offsets to restore (docs/restore.md); set"
+              + " includeKafkaMetadata=true");
+    }
     String bootstrap =
         text(values, "restoreBootstrapServers")
             .orElseThrow(

@@ -343,4 +343,47 @@ class ArchiverSettingsTest {
         .hasMessageContaining(
             "outputFormat='xml' is not valid; legal values: json, ndjson, csv," + " parquet");
   }
+
+  @Test
+  void shouldRefuseNoDestinationWithFiniteRetries() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("onFailure", "none");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessageContaining("onFailure=none with retryAttempts=10")
+        .hasMessageContaining("stall rather than skip");
+  }
+
+  @Test
+  void shouldRefuseNoDestinationWithARecordAgeLimit() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("onFailure", "none");
+    c.put("retryAttempts", "-1");
+    c.put("maximumRecordAgeSeconds", "3600");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessageContaining("maximumRecordAgeSeconds=3600");
+  }
+
+  @Test
+  void shouldAcceptNoDestinationThatStallsRatherThanSkips() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("onFailure", "none");
+    c.put("retryAttempts", "-1");
+    assertThat(ArchiverSettings.from(c).onFailure()).isEqualTo(ArchiverSettings.OnFailure.NONE);
+  }
+
+  @Test
+  void shouldListTheLegalHeartbeats() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("heartbeatMinutes", "7");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessageContaining("heartbeatMinutes=7 is not valid; legal values: [10, 15,");
+  }
+
+  @Test
+  void shouldRefuseARestoreOfAValuesOnlyArchive() {
+    Map<String, Object> c = new LinkedHashMap<>(RestoreStackTest.restoreContext());
+    c.remove("includeKafkaMetadata");
+    assertThatThrownBy(() -> Fixtures.stack(c))
+        .hasMessageContaining("restore=true needs includeKafkaMetadata=true");
+  }
 }
