@@ -47,6 +47,7 @@ import software.amazon.awscdk.services.secretsmanager.Secret;
 import software.amazon.awscdk.services.secretsmanager.SecretStringGenerator;
 import software.amazon.awscdk.services.sqs.Queue;
 import software.amazon.awscdk.services.sqs.QueueEncryption;
+import software.amazon.awscdk.services.sqs.QueuePolicy;
 import software.constructs.Construct;
 import software.constructs.IConstruct;
 
@@ -325,6 +326,9 @@ public final class ArchiverStack extends Stack {
                 b.serverAccessLogsBucket(Bucket.fromBucketName(this, "AccessLogsBucket", logs))
                     .serverAccessLogsPrefix("s3-access/" + s.title() + "/"));
     Bucket created = b.build();
+    // The bucket outlives the stack; its TLS-only policy must too, or the kept bucket would
+    // accept plaintext requests after a teardown.
+    created.getPolicy().applyRemovalPolicy(RemovalPolicy.RETAIN);
     if (s.serverAccessLogsBucketName().isEmpty()) {
       checkovSkip(
           created,
@@ -388,6 +392,9 @@ public final class ArchiverStack extends Stack {
             // replay. Deleting the stack must not delete it (README, Deploy: teardown).
             .removalPolicy(RemovalPolicy.RETAIN)
             .build();
+    // Kept with the queue: a retained queue without its TLS-only policy would accept plaintext.
+    // (enforceSsl adds it as the queue's child "Policy"; the Java binding has no getter for it.)
+    ((QueuePolicy) queue.getNode().findChild("Policy")).applyRemovalPolicy(RemovalPolicy.RETAIN);
     checkovSkip(
         queue,
         "CKV_AWS_27",

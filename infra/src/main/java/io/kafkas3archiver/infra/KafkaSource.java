@@ -332,7 +332,7 @@ final class KafkaSource {
                                 "StringEquals",
                                 Map.of(
                                     "kms:ViaService",
-                                    "secretsmanager." + Aws.REGION + ".amazonaws.com")))
+                                    "secretsmanager." + Aws.REGION + "." + Aws.URL_SUFFIX)))
                         .build()));
     if (s.provisionedPollers() && s.onFailure() == OnFailure.S3) {
       String target = s.onFailureBucketArn().orElseThrow();
