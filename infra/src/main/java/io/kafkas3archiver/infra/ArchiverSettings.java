@@ -64,6 +64,10 @@ public record ArchiverSettings(
     // created bucket
     int transitionDays,
     String transitionStorageClass,
+    int secondTransitionDays,
+    String secondTransitionStorageClass,
+    long transitionMinObjectSize,
+    boolean allowArchiveStorageClasses,
     int expirationDays,
     int noncurrentVersionExpirationDays,
     Optional<String> serverAccessLogsBucketName,
@@ -315,6 +319,10 @@ public record ArchiverSettings(
           "schemaValidation",
           "transitionDays",
           "transitionStorageClass",
+          "secondTransitionDays",
+          "secondTransitionStorageClass",
+          "transitionMinObjectSize",
+          "allowArchiveStorageClasses",
           "expirationDays",
           "noncurrentVersionExpirationDays",
           "serverAccessLogsBucketName",
@@ -444,6 +452,31 @@ public record ArchiverSettings(
     }
   }
 
+  /** What a storage class that needs a restore before reading stops; the warning says it too. */
+  static final String ARCHIVE_CLASS_LOSS =
+      "after the transition the archive's objects cannot be read until restored one by one, so"
+          + " Athena queries, the restore and redrive commands, the preflight of old objects and"
+          + " the function's own claim reads (a redelivery that meets an archived object) fail.";
+
+  /** GLACIER and DEEP_ARCHIVE in the lifecycle, if any (each needs a restore to be read). */
+  static List<String> archiveClassesInUse(
+      int firstDays, String first, int secondDays, String second) {
+    List<String> out = new java.util.ArrayList<>();
+    if (firstDays > 0 && (first.equals("GLACIER") || first.equals("DEEP_ARCHIVE"))) {
+      out.add(first);
+    }
+    if (secondDays > 0 && (second.equals("GLACIER") || second.equals("DEEP_ARCHIVE"))) {
+      out.add(second);
+    }
+    return out;
+  }
+
+  /** Which restore-needing storage classes this configuration transitions to. */
+  List<String> archiveClassesInUse() {
+    return archiveClassesInUse(
+        transitionDays, transitionStorageClass, secondTransitionDays, secondTransitionStorageClass);
+  }
+
   /** template.yaml's HeartbeatMinutes AllowedValues (its Mappings turn each into periods). */
   static final List<Integer> HEARTBEAT_MINUTES =
       List.of(10, 15, 20, 30, 45, 60, 90, 120, 180, 240, 360, 480, 720, 1440);
@@ -540,6 +573,34 @@ public record ArchiverSettings(
       throw new IllegalArgumentException(
           "startingPositionTimestamp (Unix seconds) goes with startingPosition=AT_TIMESTAMP, and"
               + " only with it");
+    }
+    for (String c :
+        archiveClassesInUse(
+            transitionDays,
+            transitionStorageClass,
+            secondTransitionDays,
+            secondTransitionStorageClass)) {
+      if (!allowArchiveStorageClasses) {
+        throw new IllegalArgumentException(
+            "transitionStorageClass "
+                + c
+                + " needs a restore before any read: "
+                + ARCHIVE_CLASS_LOSS
+                + " Use GLACIER_IR (instant reads, the default), or set"
+                + " allowArchiveStorageClasses=true to accept that");
+      }
+    }
+    if (secondTransitionDays > 0 && secondTransitionDays <= transitionDays) {
+      throw new IllegalArgumentException(
+          "secondTransitionDays="
+              + secondTransitionDays
+              + " must be later than transitionDays="
+              + transitionDays
+              + " (the second tier follows the first)");
+    }
+    if (transitionMinObjectSize < 0) {
+      throw new IllegalArgumentException(
+          "transitionMinObjectSize=" + transitionMinObjectSize + " must be 0 or more (bytes)");
     }
     // S3 refuses a lifecycle transition to STANDARD_IA before an object is 30 days old.
     if (transitionDays > 0 && transitionDays < 30 && transitionStorageClass.equals("STANDARD_IA")) {
@@ -892,6 +953,17 @@ public record ArchiverSettings(
             "GLACIER_IR",
             "GLACIER",
             "DEEP_ARCHIVE"),
+        r.integer("secondTransitionDays", 0),
+        r.choice(
+            "secondTransitionStorageClass",
+            "GLACIER_IR",
+            "STANDARD_IA",
+            "INTELLIGENT_TIERING",
+            "GLACIER_IR",
+            "GLACIER",
+            "DEEP_ARCHIVE"),
+        r.integer("transitionMinObjectSize", 131_072),
+        r.bool("allowArchiveStorageClasses", false),
         r.integer("expirationDays", 0),
         r.integer("noncurrentVersionExpirationDays", 30),
         get.apply("serverAccessLogsBucketName"),

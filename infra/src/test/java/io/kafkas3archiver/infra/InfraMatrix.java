@@ -311,7 +311,17 @@ final class InfraMatrix {
                 "transitionStorageClass",
                 "STANDARD_IA",
                 "transitionDays",
-                "45")),
+                "45",
+                "secondTransitionDays",
+                "180",
+                "secondTransitionStorageClass",
+                "DEEP_ARCHIVE",
+                "allowArchiveStorageClasses",
+                "true",
+                "transitionMinObjectSize",
+                "0",
+                "expirationDays",
+                "2555")),
         deployment(
             "msk-iam-restore-state-machine",
             "clusterArn",
@@ -629,6 +639,9 @@ final class InfraMatrix {
         out.add(side + " deletes the queue's TLS-only policy with the stack, keeping the queue");
       }
     }
+    if (!d.is("createBucket", "false")) {
+      out.addAll(lifecycleProblems(d, m, side));
+    }
     String mapping = "{EventSourceMappingUUID=${KafkaMapping}}";
     expectAlarm(
         m,
@@ -679,6 +692,45 @@ final class InfraMatrix {
           out.add(side + " lacks the restore's " + need);
         }
       }
+    }
+    return out;
+  }
+
+  /**
+   * The lifecycle tiers and expires the archive's own folders only (never the Iceberg table or
+   * anything else in the bucket), needs allowArchiveStorageClasses for a class that must be
+   * restored before reading, and cleans up expired delete markers.
+   */
+  private static List<String> lifecycleProblems(Deployment d, InfraModel m, String side) {
+    List<String> out = new ArrayList<>();
+    Map<String, Object> lifecycle = Templates.cast(m.bucket().get("LifecycleConfiguration"));
+    List<?> rules = lifecycle == null ? List.of() : (List<?>) lifecycle.get("Rules");
+    String topic = d.get("inputTopic");
+    Set<String> folders = Set.of("condense/" + topic + "/", "condense/_errors/" + topic + "/");
+    boolean housekeeping = false;
+    for (Object r : rules) {
+      Map<String, Object> rule = Templates.cast(r);
+      boolean moves = rule.containsKey("Transitions") || rule.containsKey("ExpirationInDays");
+      if (moves && !folders.contains(String.valueOf(rule.get("Prefix")))) {
+        out.add(side + " tiers or expires beyond the archive's folders: " + rule);
+      }
+      if (rule.get("Transitions") instanceof List<?> tiers
+          && !d.is("allowArchiveStorageClasses", "true")) {
+        for (Object tier : tiers) {
+          String c = String.valueOf(Templates.cast(tier).get("StorageClass"));
+          if (c.equals("GLACIER") || c.equals("DEEP_ARCHIVE")) {
+            out.add(side + " moves objects to " + c + " without allowArchiveStorageClasses");
+          }
+        }
+      }
+      housekeeping |= "true".equals(rule.get("ExpiredObjectDeleteMarker"));
+    }
+    if (!housekeeping) {
+      out.add(side + " never removes expired delete markers");
+    }
+    long tiered = rules.stream().filter(r -> Templates.cast(r).containsKey("Transitions")).count();
+    if (!d.is("transitionDays", "0") && tiered != 2) {
+      out.add(side + " tiers " + tiered + " folders, not the archive's and its errors'");
     }
     return out;
   }
