@@ -381,7 +381,34 @@ public record ArchiverSettings(
   private static final Pattern RECORD_VARIABLE =
       Pattern.compile("\\$\\{(value(\\.[^}]*)?|key|header\\.[^}]*)}");
 
-  private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
+  /** CloudFormation's Topics take 2 to 249 characters, though Kafka itself accepts one. */
+  static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{2,249}");
+
+  /** An MSK cluster ARN; the example goes into every message about one. */
+  static final Pattern CLUSTER_ARN =
+      Pattern.compile("arn:aws[a-z-]*:kafka:[a-z0-9-]+:[0-9]{12}:cluster/[^/]+/[^/]+");
+
+  static final String CLUSTER_ARN_EXAMPLE =
+      "arn:aws:kafka:us-east-1:123456789012:cluster/my-cluster/abcd1234-0123-4567-89ab-cdef01234567-1";
+
+  /** Subnet and security group ids, for the mapping's VPC and the restore Lambda's alike. */
+  static List<String> vpcIds(String key, List<String> ids, String kind) {
+    for (String id : ids) {
+      if (!id.matches(kind + "-[0-9a-f]{1,17}")) {
+        throw new IllegalArgumentException(
+            key
+                + " holds '"
+                + id
+                + "', which is not a "
+                + kind
+                + "- id (e.g. "
+                + kind
+                + "-0123456789abcdef0)");
+      }
+    }
+    return List.copyOf(ids);
+  }
+
   private static final Pattern GROUP_ID = Pattern.compile("[a-zA-Z0-9\\-/*:_+=.@]{1,200}");
   private static final Pattern ARN = Pattern.compile("arn:aws[a-z-]*:[a-z0-9-]+:.*");
   private static final Pattern ACCOUNT_ID = Pattern.compile("[0-9]{12}");
@@ -508,7 +535,15 @@ public record ArchiverSettings(
     switch (sourceType) {
       case MSK -> {
         if (clusterArn.isEmpty()) {
-          throw new IllegalArgumentException("clusterArn is required when sourceType=msk");
+          throw new IllegalArgumentException(
+              "clusterArn is required when sourceType=msk, e.g. " + CLUSTER_ARN_EXAMPLE);
+        }
+        if (!CLUSTER_ARN.matcher(clusterArn.get()).matches()) {
+          throw new IllegalArgumentException(
+              "clusterArn='"
+                  + clusterArn.get()
+                  + "' is not an MSK cluster ARN (the cluster's ARN, not its name), e.g. "
+                  + CLUSTER_ARN_EXAMPLE);
         }
         if (mskAuth == MskAuth.SCRAM && saslScramSecretArn.isEmpty()) {
           throw new IllegalArgumentException(
@@ -875,7 +910,9 @@ public record ArchiverSettings(
                 () -> new IllegalArgumentException("inputTopic is required: the topic to archive"));
     if (!TOPIC.matcher(inputTopic).matches()) {
       throw new IllegalArgumentException(
-          "inputTopic='" + inputTopic + "' is not a Kafka topic name (1-249 of [A-Za-z0-9._-])");
+          "inputTopic='"
+              + inputTopic
+              + "' is not a topic name the mapping accepts (2-249 of [A-Za-z0-9._-])");
     }
     String consumerGroupId = r.string("consumerGroupId", "kafka-s3-archiver-" + title);
     if (!GROUP_ID.matcher(consumerGroupId).matches()) {
@@ -987,8 +1024,8 @@ public record ArchiverSettings(
         r.arn("serverRootCaSecretArn"),
         r.arn("sourceSecretsKmsKeyArn"),
         r.list("bootstrapServers"),
-        r.list("subnetIds"),
-        r.list("securityGroupIds"),
+        vpcIds("subnetIds", r.list("subnetIds"), "subnet"),
+        vpcIds("securityGroupIds", r.list("securityGroupIds"), "sg"),
         r.choice("startingPosition", "TRIM_HORIZON", "TRIM_HORIZON", "LATEST", "AT_TIMESTAMP"),
         get.apply("startingPositionTimestamp")
             .map(v -> r.epochSeconds("startingPositionTimestamp", v)),
@@ -1192,7 +1229,12 @@ public record ArchiverSettings(
       value.ifPresent(
           v -> {
             if (!ARN.matcher(v).matches()) {
-              throw new IllegalArgumentException(key + "='" + v + "' is not an ARN");
+              throw new IllegalArgumentException(
+                  key
+                      + "='"
+                      + v
+                      + "' is not an ARN"
+                      + (key.endsWith("lusterArn") ? ", e.g. " + CLUSTER_ARN_EXAMPLE : ""));
             }
           });
       return value;

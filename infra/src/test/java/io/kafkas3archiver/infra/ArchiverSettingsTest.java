@@ -386,4 +386,34 @@ class ArchiverSettingsTest {
     assertThatThrownBy(() -> Fixtures.stack(c))
         .hasMessageContaining("restore=true needs includeKafkaMetadata=true");
   }
+
+  @Test
+  void shouldRefuseAOneCharacterTopicThatCloudFormationWouldRefuse() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("inputTopic", "t");
+    assertThatThrownBy(() -> ArchiverSettings.from(c)).hasMessageContaining("2-249 of");
+  }
+
+  @Test
+  void shouldShowAClusterArnWhenGivenAClusterName() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("clusterArn", "my-cluster");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessageContaining("clusterArn='my-cluster' is not an ARN, e.g. arn:aws:kafka:");
+  }
+
+  @Test
+  void shouldValidateTheMappingsAndTheRestoresSubnetsAlike() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.selfManaged());
+    c.put("subnetIds", "subnet-0aaa,vpc-0bbb");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessage(
+            "subnetIds holds 'vpc-0bbb', which is not a subnet- id (e.g. subnet-0123456789abcdef0)");
+    Map<String, Object> r = new LinkedHashMap<>(RestoreStackTest.restoreContext());
+    r.put("restoreSubnetIds", "subnet-0aaa,vpc-0bbb");
+    assertThatThrownBy(() -> Fixtures.stack(r))
+        .hasMessage(
+            "restoreSubnetIds holds 'vpc-0bbb', which is not a subnet- id (e.g."
+                + " subnet-0123456789abcdef0)");
+  }
 }
