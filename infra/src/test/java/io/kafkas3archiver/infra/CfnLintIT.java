@@ -111,10 +111,13 @@ class CfnLintIT {
                 "--ignore-checks",
                 "W3005",
                 "--"));
-    for (Arguments deployment : NagTest.deployments().toList()) {
+    for (Arguments deployment : deployments().toList()) {
       String name = (String) deployment.get()[0];
       Map<String, Object> c = new LinkedHashMap<>(Templates.cast(deployment.get()[1]));
       c.put("jarPath", Fixtures.jar());
+      if ("true".equals(String.valueOf(c.get("restore")))) {
+        c.putIfAbsent(RestoreSettings.JAR_PATH_KEY, Fixtures.jar());
+      }
       Path outdir = Path.of("target", "it-synth", name).toAbsolutePath();
       App app = App.Builder.create().outdir(outdir.toString()).context(c).build();
       ArchiverStack stack = ArchiverApp.createStack(app);
@@ -139,8 +142,20 @@ class CfnLintIT {
     }
   }
 
+  /**
+   * NagTest's shapes and every documented configuration (InfraMatrix: each authentication,
+   * registry, on-failure target, Iceberg catalog, the restore, lifecycle tiers), which NagTest also
+   * synthesizes with cdk-nag.
+   */
+  static java.util.stream.Stream<Arguments> deployments() {
+    return java.util.stream.Stream.concat(
+        NagTest.deployments(),
+        InfraMatrix.all().stream()
+            .map(d -> Arguments.of("documented-" + d.name(), new LinkedHashMap<>(d.cdk()))));
+  }
+
   @ParameterizedTest(name = "{0}")
-  @MethodSource("io.kafkas3archiver.infra.NagTest#deployments")
+  @MethodSource("deployments")
   void shouldPassCfnLintOnTheSynthesizedTemplate(String name, Map<String, Object> context)
       throws Exception {
     Path template = SYNTHESIZED.get(name);
