@@ -34,7 +34,13 @@ public final class LocalPreflight {
   private LocalPreflight() {}
 
   public static void main(String[] args) throws Exception {
-    if (!run(args, new HashMap<>(System.getenv()), System.out)) {
+    boolean ok;
+    try {
+      ok = run(args, new HashMap<>(System.getenv()), System.out);
+    } catch (Exception e) {
+      throw LocalRun.plain(e);
+    }
+    if (!ok) {
       throw new IllegalStateException(
           "preflight failed: see the FAIL steps and their advice above");
     }
