@@ -59,6 +59,7 @@ SAM_CASES = {
         "InputTopic": "vehicle-telemetry",
         "ClusterArn": "arn:aws:kafka:us-east-1:123456789012:cluster/c/abcd-1",
         "Restore": "true",
+        "IncludeKafkaMetadata": "true",
         "RestoreBootstrapServers": "b-1.dr.example.com:9098",
         "RestoreClusterArn": "arn:aws:kafka:us-east-1:123456789012:cluster/dr/efgh-2",
         "RestoreSubnetIds": "subnet-0aaa,subnet-0bbb",
@@ -238,7 +239,7 @@ def resolve_conditions(template, parameters):
 MOTO_CANNOT_CREATE = {
     "AWS::S3::BucketPolicy",
     "AWS::SQS::QueuePolicy",
-    "AWS::CloudWatch::Alarm",
+    "AWS::CloudWatch::Alarm",  # created through the CloudWatch API instead: alarm_deploy_plan
     "AWS::Glue::Database",
     "AWS::Glue::Table",
     "AWS::SecretsManager::Secret",
@@ -317,6 +318,176 @@ def without_unsupported(template):
     return out, {k: template["Resources"][k]["Type"] for k in removed}
 
 
+ALARM_INT_FIELDS = ("EvaluationPeriods", "DatapointsToAlarm", "Period")
+ALARM_FLOAT_FIELDS = ("Threshold",)
+
+
+def alarm_deploy_plan(template, parameters):
+    """The alarms moto's CloudFormation cannot create, with each intrinsic turned into an Output.
+
+    moto 5.2.5 has a CloudWatch API (PutMetricAlarm, DescribeAlarms) but no CloudFormation model
+    for AWS::CloudWatch::Alarm. Each intrinsic of an alarm's properties (Ref, Fn::Sub,
+    Fn::FindInMap, Fn::GetAtt...) becomes a stack Output, which moto resolves; the alarm is then
+    created through the API from the resolved properties (alarms_from_outputs). Fn::FindInMap
+    keyed by a Number parameter is resolved here: moto looks the number up as an int and fails
+    (KeyError: 60) where CloudFormation uses the string.
+    """
+    outputs = {}
+    alarms = {}
+    declared = template.get("Parameters", {})
+
+    def key(x):
+        if isinstance(x, dict) and set(x) == {"Ref"} and x["Ref"] in declared:
+            return str(parameters.get(x["Ref"], declared[x["Ref"]].get("Default", "")))
+        return x
+
+    def find_in_map(arg):
+        name, first, second = (key(a) for a in arg)
+        if all(isinstance(a, str) for a in (name, first, second)):
+            return template["Mappings"][name][first][second]
+        return None
+
+    def intrinsic(x):
+        return isinstance(x, dict) and len(x) == 1 and next(iter(x)).startswith(("Ref", "Fn::"))
+
+    def walk(x):
+        if isinstance(x, dict) and set(x) == {"Fn::FindInMap"}:
+            found = find_in_map(x["Fn::FindInMap"])
+            if found is not None:
+                return found
+        if intrinsic(x):
+            name = f"MotoAlarmValue{len(outputs)}"
+            outputs[name] = {"Value": x}
+            return {"__output__": name}
+        if isinstance(x, dict):
+            return {k: walk(v) for k, v in x.items()}
+        if isinstance(x, list):
+            return [walk(i) for i in x]
+        return x
+
+    for logical, r in template["Resources"].items():
+        if r.get("Type") == "AWS::CloudWatch::Alarm":
+            alarms[logical] = walk(r.get("Properties", {}))
+    return alarms, outputs
+
+
+def alarms_from_outputs(cw, stack_name, alarms, outputs):
+    """Creates each planned alarm through moto's CloudWatch API; returns (created, errors)."""
+
+    def fill(x):
+        if isinstance(x, dict) and set(x) == {"__output__"}:
+            return outputs[x["__output__"]]
+        if isinstance(x, dict):
+            return {k: fill(v) for k, v in x.items()}
+        if isinstance(x, list):
+            return [fill(i) for i in x]
+        return x
+
+    def typed(x):
+        if isinstance(x, dict):
+            out = {}
+            for k, v in x.items():
+                v = typed(v)
+                if k in ALARM_INT_FIELDS:
+                    v = int(v)
+                elif k in ALARM_FLOAT_FIELDS:
+                    v = float(v)
+                elif k == "ReturnData" and isinstance(v, str):
+                    v = v.lower() == "true"
+                out[k] = v
+            return out
+        if isinstance(x, list):
+            return [typed(i) for i in x]
+        return x
+
+    created, errors = {}, {}
+    for logical, props in alarms.items():
+        props = typed(fill(props))
+        props.setdefault("AlarmName", f"{stack_name}-{logical}")
+        try:
+            cw.put_metric_alarm(**props)
+            created[logical] = props["AlarmName"]
+        except Exception as e:
+            errors[logical] = str(e)
+    return created, errors
+
+
+def evaluate_on_missing_data(cw, alarm):
+    """The heartbeat's state over a window where the function never ran.
+
+    moto stores alarms but never evaluates them, and has no metric math. So the data comes from
+    moto (GetMetricData for each MetricStat of the alarm over its evaluation range: nothing, as
+    no invocation ever happened), and the state follows CloudWatch's documented rule for the
+    alarm as moto returns it: a period without data counts as breaching when TreatMissingData is
+    breaching, and DatapointsToAlarm breaching periods of EvaluationPeriods raise ALARM.
+    """
+    import datetime
+
+    stats = [m for m in alarm.get("Metrics", []) if "MetricStat" in m]
+    period = stats[0]["MetricStat"]["Period"] if stats else alarm["Period"]
+    end = datetime.datetime.now(datetime.timezone.utc)
+    start = end - datetime.timedelta(seconds=period * alarm["EvaluationPeriods"])
+    queries = [{"Id": m["Id"], "MetricStat": m["MetricStat"], "ReturnData": True} for m in stats]
+    results = cw.get_metric_data(MetricDataQueries=queries, StartTime=start, EndTime=end)
+    points = sum(len(r["Values"]) for r in results["MetricDataResults"])
+    missing = alarm.get("TreatMissingData", "missing")
+    breaching = alarm["EvaluationPeriods"] if points == 0 and missing == "breaching" else 0
+    needed = alarm.get("DatapointsToAlarm", alarm["EvaluationPeriods"])
+    state = "ALARM" if breaching >= needed else "OK or INSUFFICIENT_DATA"
+    print(
+        f"   HEARTBEAT        {alarm['AlarmName']}: {points} data points in moto for"
+        f" {'/'.join(q['Id'] for q in queries)} over {alarm['EvaluationPeriods']} x {period} s;"
+        f" missing data {missing}: {breaching} of {alarm['EvaluationPeriods']} periods breaching,"
+        f" {needed} needed -> {state}"
+    )
+    return state
+
+
+def report_alarms(cw, created, errors):
+    """Prints each alarm as moto's DescribeAlarms returns it; checks the heartbeat's definition."""
+    problems = []
+    for logical, err in sorted(errors.items()):
+        print(f"   {'ALARM REFUSED':16} {logical}: {err}")
+        problems.append(logical)
+    described = {}
+    if created:
+        names = list(created.values())
+        for i in range(0, len(names), 100):
+            for a in cw.describe_alarms(AlarmNames=names[i : i + 100])["MetricAlarms"]:
+                described[a["AlarmName"]] = a
+    heartbeats = 0
+    for logical, name in sorted(created.items()):
+        a = described.get(name)
+        if a is None:
+            print(f"   {'ALARM MISSING':16} {logical}")
+            problems.append(logical)
+            continue
+        what = a.get("MetricName") or "+".join(m["Id"] for m in a.get("Metrics", []))
+        print(
+            f"   {'ALARM CREATED':16} {logical}: {what} {a['ComparisonOperator']} {a['Threshold']:g}"
+            f" for {a.get('DatapointsToAlarm', a['EvaluationPeriods'])} of {a['EvaluationPeriods']},"
+            f" missing data {a.get('TreatMissingData', 'missing')}, state {a['StateValue']}"
+        )
+        if logical.startswith("HeartbeatAlarm"):
+            heartbeats += 1
+            expr = [m for m in a.get("Metrics", []) if m.get("ReturnData")]
+            if not (
+                a.get("TreatMissingData") == "breaching"
+                and a["ComparisonOperator"] == "LessThanThreshold"
+                and a["Threshold"] == 1
+                and len(expr) == 1
+                and expr[0].get("Expression") == "FILL(invocations, 0) - FILL(errors, 0)"
+            ):
+                print(f"   HEARTBEAT WRONG  {logical}: {a}")
+                problems.append(logical)
+            elif evaluate_on_missing_data(cw, a) != "ALARM":
+                problems.append(logical)
+    if heartbeats != 1:
+        print(f"   HEARTBEAT COUNT  {heartbeats} heartbeat alarms created, expected 1")
+        problems.append("HeartbeatAlarm")
+    return problems
+
+
 def deploy(cfn, name, template, parameters=None):
     params = [{"ParameterKey": k, "ParameterValue": v} for k, v in (parameters or {}).items()]
     try:
@@ -357,7 +528,11 @@ def report(cfn, name, stack, error, template, removed):
         if status != "CREATE_COMPLETE":
             missing.add(rtype)
         print(f"   {status:16} {rtype:40} {logical}")
-    outputs = {o["OutputKey"]: o.get("OutputValue") for o in stack.get("Outputs", [])}
+    outputs = {
+        o["OutputKey"]: o.get("OutputValue")
+        for o in stack.get("Outputs", [])
+        if not o["OutputKey"].startswith("MotoAlarmValue")
+    }
     print(f"   outputs: {sorted(outputs)}")
     return {"refused": False, "failed": missing, "status": stack["StackStatus"]}
 
@@ -393,14 +568,27 @@ def main(cdk_paths):
     summary = {}
     try:
         s3 = client("s3", url)
-        s3.create_bucket(Bucket=ASSET_BUCKET)
-        s3.put_object(Bucket=ASSET_BUCKET, Key="function.zip", Body=stand_in_jar())
         cfn = client("cloudformation", url)
+        cw = client("cloudwatch", url)
         for name, template, params in templates:
+            # Each stack in an empty account: documented configurations share bucket names, and
+            # bucket names are global (BucketAlreadyExists for every stack after the first).
+            reset = urllib.request.Request(url + "/moto-api/reset", method="POST")
+            urllib.request.urlopen(reset, timeout=30).close()
+            s3.create_bucket(Bucket=ASSET_BUCKET)
+            s3.put_object(Bucket=ASSET_BUCKET, Key="function.zip", Body=stand_in_jar())
+            alarms, alarm_outputs = alarm_deploy_plan(template, params)
             deployable, removed = without_unsupported(template)
+            deployable["Outputs"] = {**deployable.get("Outputs", {}), **without_unsupported(
+                {"Resources": template["Resources"], "Outputs": alarm_outputs})[0]["Outputs"]}
             stack, error = deploy(cfn, name, deployable, params)
             summary[name] = report(cfn, name, stack, error, deployable, removed)
             summary[name]["removed"] = set(removed.values())
+            summary[name]["alarm_problems"] = []
+            if stack is not None and stack["StackStatus"] == "CREATE_COMPLETE":
+                resolved = {o["OutputKey"]: o.get("OutputValue") for o in stack.get("Outputs", [])}
+                created, errors = alarms_from_outputs(cw, name, alarms, resolved)
+                summary[name]["alarm_problems"] = report_alarms(cw, created, errors)
     finally:
         proc.terminate()
         try:
@@ -415,11 +603,16 @@ def main(cdk_paths):
         state = "refused" if r["refused"] else r["status"]
         print(
             f"   {name}: {state}; removed as unsupported: {sorted(r['removed'])};"
-            f" failed in moto: {sorted(r['failed']) or 'none'}"
+            f" failed in moto: {sorted(r['failed']) or 'none'};"
+            f" alarm problems: {r['alarm_problems'] or 'none'}"
         )
     print(f"   resource types moto could not create: {sorted(unsupported) or 'none'}")
     sam_local_invoke()
-    bad = [n for n, r in summary.items() if r["refused"] or r["status"] != "CREATE_COMPLETE"]
+    bad = [
+        n
+        for n, r in summary.items()
+        if r["refused"] or r["status"] != "CREATE_COMPLETE" or r["alarm_problems"]
+    ]
     return 1 if bad and os.environ.get("MOTO_DEPLOY_STRICT") == "1" else 0
 
 

@@ -34,6 +34,26 @@ public final class LocalRun {
   private LocalRun() {}
 
   public static void main(String[] args) throws Exception {
+    try {
+      run(args);
+    } catch (Exception e) {
+      throw plain(e);
+    }
+  }
+
+  /**
+   * The failure as its message alone. exec:java closes this class loader before Maven prints the
+   * exception, so an SDK exception's getMessage(), which loads SDK classes, would end the run in a
+   * NoClassDefFoundError dump instead of the advice.
+   */
+  static IllegalStateException plain(Throwable e) {
+    String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    IllegalStateException out = new IllegalStateException(message);
+    out.setStackTrace(new StackTraceElement[0]);
+    return out;
+  }
+
+  private static void run(String[] args) throws Exception {
     if (KafkaLocalRun.wants(args)) {
       KafkaLocalRun.main(args);
       return;

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import software.amazon.awscdk.Aws;
 import software.amazon.awscdk.services.iam.Effect;
 import software.amazon.awscdk.services.iam.PolicyStatement;
 
@@ -81,7 +82,8 @@ final class AccessPolicy {
                     .conditions(
                         Map.of(
                             "StringEquals",
-                            Map.of("kms:ViaService", "s3." + bucketRegion + ".amazonaws.com")))
+                            // The partition's DNS suffix: amazonaws.com.cn in aws-cn.
+                            Map.of("kms:ViaService", "s3." + bucketRegion + "." + Aws.URL_SUFFIX)))
                     .build()));
     return statements;
   }

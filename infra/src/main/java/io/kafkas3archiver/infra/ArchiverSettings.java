@@ -64,6 +64,10 @@ public record ArchiverSettings(
     // created bucket
     int transitionDays,
     String transitionStorageClass,
+    int secondTransitionDays,
+    String secondTransitionStorageClass,
+    long transitionMinObjectSize,
+    boolean allowArchiveStorageClasses,
     int expirationDays,
     int noncurrentVersionExpirationDays,
     Optional<String> serverAccessLogsBucketName,
@@ -103,6 +107,7 @@ public record ArchiverSettings(
     long offsetLagThreshold,
     int uploadRetriesThreshold,
     int batchAgeThresholdMs,
+    int heartbeatMinutes,
     Optional<String> alarmTopicArn,
     boolean tracing,
     // Athena
@@ -314,6 +319,10 @@ public record ArchiverSettings(
           "schemaValidation",
           "transitionDays",
           "transitionStorageClass",
+          "secondTransitionDays",
+          "secondTransitionStorageClass",
+          "transitionMinObjectSize",
+          "allowArchiveStorageClasses",
           "expirationDays",
           "noncurrentVersionExpirationDays",
           "serverAccessLogsBucketName",
@@ -349,6 +358,7 @@ public record ArchiverSettings(
           "offsetLagThreshold",
           "uploadRetriesThreshold",
           "batchAgeThresholdMs",
+          "heartbeatMinutes",
           "alarmTopicArn",
           "tracing",
           "athena",
@@ -371,7 +381,34 @@ public record ArchiverSettings(
   private static final Pattern RECORD_VARIABLE =
       Pattern.compile("\\$\\{(value(\\.[^}]*)?|key|header\\.[^}]*)}");
 
-  private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
+  /** CloudFormation's Topics take 2 to 249 characters, though Kafka itself accepts one. */
+  static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{2,249}");
+
+  /** An MSK cluster ARN; the example goes into every message about one. */
+  static final Pattern CLUSTER_ARN =
+      Pattern.compile("arn:aws[a-z-]*:kafka:[a-z0-9-]+:[0-9]{12}:cluster/[^/]+/[^/]+");
+
+  static final String CLUSTER_ARN_EXAMPLE =
+      "arn:aws:kafka:us-east-1:123456789012:cluster/my-cluster/abcd1234-0123-4567-89ab-cdef01234567-1";
+
+  /** Subnet and security group ids, for the mapping's VPC and the restore Lambda's alike. */
+  static List<String> vpcIds(String key, List<String> ids, String kind) {
+    for (String id : ids) {
+      if (!id.matches(kind + "-[0-9a-f]{1,17}")) {
+        throw new IllegalArgumentException(
+            key
+                + " holds '"
+                + id
+                + "', which is not a "
+                + kind
+                + "- id (e.g. "
+                + kind
+                + "-0123456789abcdef0)");
+      }
+    }
+    return List.copyOf(ids);
+  }
+
   private static final Pattern GROUP_ID = Pattern.compile("[a-zA-Z0-9\\-/*:_+=.@]{1,200}");
   private static final Pattern ARN = Pattern.compile("arn:aws[a-z-]*:[a-z0-9-]+:.*");
   private static final Pattern ACCOUNT_ID = Pattern.compile("[0-9]{12}");
@@ -442,6 +479,35 @@ public record ArchiverSettings(
     }
   }
 
+  /** What a storage class that needs a restore before reading stops; the warning says it too. */
+  static final String ARCHIVE_CLASS_LOSS =
+      "after the transition the archive's objects cannot be read until restored one by one, so"
+          + " Athena queries, the restore and redrive commands, the preflight of old objects and"
+          + " the function's own claim reads (a redelivery that meets an archived object) fail.";
+
+  /** GLACIER and DEEP_ARCHIVE in the lifecycle, if any (each needs a restore to be read). */
+  static List<String> archiveClassesInUse(
+      int firstDays, String first, int secondDays, String second) {
+    List<String> out = new java.util.ArrayList<>();
+    if (firstDays > 0 && (first.equals("GLACIER") || first.equals("DEEP_ARCHIVE"))) {
+      out.add(first);
+    }
+    if (secondDays > 0 && (second.equals("GLACIER") || second.equals("DEEP_ARCHIVE"))) {
+      out.add(second);
+    }
+    return out;
+  }
+
+  /** Which restore-needing storage classes this configuration transitions to. */
+  List<String> archiveClassesInUse() {
+    return archiveClassesInUse(
+        transitionDays, transitionStorageClass, secondTransitionDays, secondTransitionStorageClass);
+  }
+
+  /** template.yaml's HeartbeatMinutes AllowedValues (its Mappings turn each into periods). */
+  static final List<Integer> HEARTBEAT_MINUTES =
+      List.of(10, 15, 20, 30, 45, 60, 90, 120, 180, 240, 360, 480, 720, 1440);
+
   /** The column types PARQUET_SCHEMA may declare (the function's ExplicitSchema). */
   static final List<String> PARQUET_TYPES = List.of("number", "boolean", "string", "json");
 
@@ -469,7 +535,15 @@ public record ArchiverSettings(
     switch (sourceType) {
       case MSK -> {
         if (clusterArn.isEmpty()) {
-          throw new IllegalArgumentException("clusterArn is required when sourceType=msk");
+          throw new IllegalArgumentException(
+              "clusterArn is required when sourceType=msk, e.g. " + CLUSTER_ARN_EXAMPLE);
+        }
+        if (!CLUSTER_ARN.matcher(clusterArn.get()).matches()) {
+          throw new IllegalArgumentException(
+              "clusterArn='"
+                  + clusterArn.get()
+                  + "' is not an MSK cluster ARN (the cluster's ARN, not its name), e.g. "
+                  + CLUSTER_ARN_EXAMPLE);
         }
         if (mskAuth == MskAuth.SCRAM && saslScramSecretArn.isEmpty()) {
           throw new IllegalArgumentException(
@@ -534,6 +608,34 @@ public record ArchiverSettings(
       throw new IllegalArgumentException(
           "startingPositionTimestamp (Unix seconds) goes with startingPosition=AT_TIMESTAMP, and"
               + " only with it");
+    }
+    for (String c :
+        archiveClassesInUse(
+            transitionDays,
+            transitionStorageClass,
+            secondTransitionDays,
+            secondTransitionStorageClass)) {
+      if (!allowArchiveStorageClasses) {
+        throw new IllegalArgumentException(
+            "transitionStorageClass "
+                + c
+                + " needs a restore before any read: "
+                + ARCHIVE_CLASS_LOSS
+                + " Use GLACIER_IR (instant reads, the default), or set"
+                + " allowArchiveStorageClasses=true to accept that");
+      }
+    }
+    if (secondTransitionDays > 0 && secondTransitionDays <= transitionDays) {
+      throw new IllegalArgumentException(
+          "secondTransitionDays="
+              + secondTransitionDays
+              + " must be later than transitionDays="
+              + transitionDays
+              + " (the second tier follows the first)");
+    }
+    if (transitionMinObjectSize < 0) {
+      throw new IllegalArgumentException(
+          "transitionMinObjectSize=" + transitionMinObjectSize + " must be 0 or more (bytes)");
     }
     // S3 refuses a lifecycle transition to STANDARD_IA before an object is 30 days old.
     if (transitionDays > 0 && transitionDays < 30 && transitionStorageClass.equals("STANDARD_IA")) {
@@ -631,6 +733,28 @@ public record ArchiverSettings(
     }
     if (maximumRecordAgeSeconds != -1) {
       range("maximumRecordAgeSeconds", maximumRecordAgeSeconds, 60, 604_800);
+    }
+    if (!HEARTBEAT_MINUTES.contains(heartbeatMinutes)) {
+      throw new IllegalArgumentException(
+          "heartbeatMinutes="
+              + heartbeatMinutes
+              + " is not valid; legal values: "
+              + HEARTBEAT_MINUTES
+              + " (the HeartbeatAlarm fires when no invocation succeeds for that long)");
+    }
+    if (provisionedPollers
+        && onFailure == OnFailure.NONE
+        && (retryAttempts != -1 || maximumRecordAgeSeconds != -1)) {
+      // The mapping skips a batch past its retries or record age; without a destination nothing
+      // records which offsets it skipped, and the archive has a gap no one can find or redrive.
+      throw new IllegalArgumentException(
+          "onFailure=none with retryAttempts="
+              + retryAttempts
+              + " and maximumRecordAgeSeconds="
+              + maximumRecordAgeSeconds
+              + " would skip failed batches and record nothing: keep onFailure=sqs or s3 (the"
+              + " skipped offsets can then be redriven), or set retryAttempts=-1 and"
+              + " maximumRecordAgeSeconds=-1 to stall rather than skip");
     }
     expectedBucketOwner.ifPresent(
         owner -> {
@@ -786,7 +910,9 @@ public record ArchiverSettings(
                 () -> new IllegalArgumentException("inputTopic is required: the topic to archive"));
     if (!TOPIC.matcher(inputTopic).matches()) {
       throw new IllegalArgumentException(
-          "inputTopic='" + inputTopic + "' is not a Kafka topic name (1-249 of [A-Za-z0-9._-])");
+          "inputTopic='"
+              + inputTopic
+              + "' is not a topic name the mapping accepts (2-249 of [A-Za-z0-9._-])");
     }
     String consumerGroupId = r.string("consumerGroupId", "kafka-s3-archiver-" + title);
     if (!GROUP_ID.matcher(consumerGroupId).matches()) {
@@ -864,6 +990,17 @@ public record ArchiverSettings(
             "GLACIER_IR",
             "GLACIER",
             "DEEP_ARCHIVE"),
+        r.integer("secondTransitionDays", 0),
+        r.choice(
+            "secondTransitionStorageClass",
+            "GLACIER_IR",
+            "STANDARD_IA",
+            "INTELLIGENT_TIERING",
+            "GLACIER_IR",
+            "GLACIER",
+            "DEEP_ARCHIVE"),
+        r.integer("transitionMinObjectSize", 131_072),
+        r.bool("allowArchiveStorageClasses", false),
         r.integer("expirationDays", 0),
         r.integer("noncurrentVersionExpirationDays", 30),
         get.apply("serverAccessLogsBucketName"),
@@ -887,8 +1024,8 @@ public record ArchiverSettings(
         r.arn("serverRootCaSecretArn"),
         r.arn("sourceSecretsKmsKeyArn"),
         r.list("bootstrapServers"),
-        r.list("subnetIds"),
-        r.list("securityGroupIds"),
+        vpcIds("subnetIds", r.list("subnetIds"), "subnet"),
+        vpcIds("securityGroupIds", r.list("securityGroupIds"), "sg"),
         r.choice("startingPosition", "TRIM_HORIZON", "TRIM_HORIZON", "LATEST", "AT_TIMESTAMP"),
         get.apply("startingPositionTimestamp")
             .map(v -> r.epochSeconds("startingPositionTimestamp", v)),
@@ -914,6 +1051,7 @@ public record ArchiverSettings(
         r.integer("offsetLagThreshold", 100_000),
         r.integer("uploadRetriesThreshold", 10),
         r.integer("batchAgeThresholdMs", 900_000),
+        r.integer("heartbeatMinutes", 60),
         r.arn("alarmTopicArn"),
         r.bool("tracing", false),
         r.bool("athena", false),
@@ -1091,7 +1229,12 @@ public record ArchiverSettings(
       value.ifPresent(
           v -> {
             if (!ARN.matcher(v).matches()) {
-              throw new IllegalArgumentException(key + "='" + v + "' is not an ARN");
+              throw new IllegalArgumentException(
+                  key
+                      + "='"
+                      + v
+                      + "' is not an ARN"
+                      + (key.endsWith("lusterArn") ? ", e.g. " + CLUSTER_ARN_EXAMPLE : ""));
             }
           });
       return value;

@@ -47,6 +47,7 @@ import software.amazon.awscdk.services.secretsmanager.Secret;
 import software.amazon.awscdk.services.secretsmanager.SecretStringGenerator;
 import software.amazon.awscdk.services.sqs.Queue;
 import software.amazon.awscdk.services.sqs.QueueEncryption;
+import software.amazon.awscdk.services.sqs.QueuePolicy;
 import software.constructs.Construct;
 import software.constructs.IConstruct;
 
@@ -58,6 +59,12 @@ import software.constructs.IConstruct;
 public final class ArchiverStack extends Stack {
   static final String HANDLER = "io.kafkas3archiver.ArchiverHandler::handleRequest";
   static final String ALIAS = "live";
+
+  /** template.yaml's StorageClassWarning output says the same. */
+  static final String STORAGE_CLASS_WARNING =
+      "GLACIER or DEEP_ARCHIVE in the lifecycle - once moved, archived objects cannot be read"
+          + " until restored one by one - Athena, the restore and redrive commands, and the"
+          + " function's claim reads on a redelivery fail for them.";
 
   private final IBucket bucket;
   private final Function function;
@@ -247,7 +254,7 @@ public final class ArchiverStack extends Stack {
             : Optional.empty();
     this.mapping = KafkaSource.mapping(this, s, alias, role, failureQueue);
 
-    Monitoring.create(this, s, function, alias, failureQueue);
+    Monitoring.create(this, s, function, alias, mapping, failureQueue);
     s.iceberg().ifPresent(i -> IcebergTable.create(this, s, i, alias, logGroup));
     if (s.athena()) {
       AthenaTable.create(this, s, bucket.getBucketName());
@@ -286,24 +293,71 @@ public final class ArchiverStack extends Stack {
 
   private IBucket createBucket(ArchiverSettings s, Optional<IKey> key) {
     List<LifecycleRule> rules = new ArrayList<>();
-    LifecycleRule.Builder current =
+    // Bucket-wide housekeeping only: nothing here moves or deletes a current object.
+    rules.add(
         LifecycleRule.builder()
-            .id("ArchiveTiering")
+            .id("Housekeeping")
             .enabled(true)
             .abortIncompleteMultipartUploadAfter(Duration.days(7))
-            .noncurrentVersionExpiration(Duration.days(s.noncurrentVersionExpirationDays()));
-    if (s.transitionDays() > 0) {
-      current.transitions(
-          List.of(
-              Transition.builder()
-                  .storageClass(storageClass(s.transitionStorageClass()))
-                  .transitionAfter(Duration.days(s.transitionDays()))
-                  .build()));
+            .noncurrentVersionExpiration(Duration.days(s.noncurrentVersionExpirationDays()))
+            // A delete marker whose versions have all expired is clutter that slows listings.
+            .expiredObjectDeleteMarker(true)
+            .build());
+    // Tiering and expiry are confined to the archive's own folders: never the Iceberg table's
+    // data and metadata, the restore's manifests or anything else in the bucket.
+    Map<String, String> folders = new LinkedHashMap<>();
+    folders.put("Archive", s.keyPrefix() + "/" + s.inputTopic() + "/");
+    folders.put("Errors", s.keyPrefix() + "/_errors/" + s.inputTopic() + "/");
+    folders.forEach(
+        (name, prefix) -> {
+          if (s.transitionDays() > 0) {
+            List<Transition> tiers = new ArrayList<>();
+            tiers.add(
+                Transition.builder()
+                    .storageClass(storageClass(s.transitionStorageClass()))
+                    .transitionAfter(Duration.days(s.transitionDays()))
+                    .build());
+            if (s.secondTransitionDays() > 0) {
+              tiers.add(
+                  Transition.builder()
+                      .storageClass(storageClass(s.secondTransitionStorageClass()))
+                      .transitionAfter(Duration.days(s.secondTransitionDays()))
+                      .build());
+            }
+            rules.add(
+                LifecycleRule.builder()
+                    .id(name + "Tiering")
+                    .enabled(true)
+                    .prefix(prefix)
+                    // S3's own default is 128 KB: smaller objects cost more in IA and Glacier
+                    // classes (billed as 128 KB) than they save. 0 tiers every object.
+                    .objectSizeGreaterThan(s.transitionMinObjectSize())
+                    .transitions(tiers)
+                    .build());
+          }
+          if (s.expirationDays() > 0) {
+            rules.add(
+                LifecycleRule.builder()
+                    .id(name + "Expiration")
+                    .enabled(true)
+                    .prefix(prefix)
+                    .expiration(Duration.days(s.expirationDays()))
+                    .build());
+          }
+        });
+    if (!s.archiveClassesInUse().isEmpty()) {
+      Annotations.of(this)
+          .addWarningV2(
+              "kafka-s3-archiver:archive-storage-class",
+              "allowArchiveStorageClasses=true with "
+                  + String.join(", ", s.archiveClassesInUse())
+                  + ": "
+                  + ArchiverSettings.ARCHIVE_CLASS_LOSS);
+      CfnOutput.Builder.create(this, "StorageClassWarning")
+          .description("What a restore-needing storage class stops")
+          .value(STORAGE_CLASS_WARNING)
+          .build();
     }
-    if (s.expirationDays() > 0) {
-      current.expiration(Duration.days(s.expirationDays()));
-    }
-    rules.add(current.build());
 
     Bucket.Builder b =
         Bucket.Builder.create(this, "ArchiveBucket")
@@ -325,6 +379,9 @@ public final class ArchiverStack extends Stack {
                 b.serverAccessLogsBucket(Bucket.fromBucketName(this, "AccessLogsBucket", logs))
                     .serverAccessLogsPrefix("s3-access/" + s.title() + "/"));
     Bucket created = b.build();
+    // The bucket outlives the stack; its TLS-only policy must too, or the kept bucket would
+    // accept plaintext requests after a teardown.
+    created.getPolicy().applyRemovalPolicy(RemovalPolicy.RETAIN);
     if (s.serverAccessLogsBucketName().isEmpty()) {
       checkovSkip(
           created,
@@ -388,6 +445,9 @@ public final class ArchiverStack extends Stack {
             // replay. Deleting the stack must not delete it (README, Deploy: teardown).
             .removalPolicy(RemovalPolicy.RETAIN)
             .build();
+    // Kept with the queue: a retained queue without its TLS-only policy would accept plaintext.
+    // (enforceSsl adds it as the queue's child "Policy"; the Java binding has no getter for it.)
+    ((QueuePolicy) queue.getNode().findChild("Policy")).applyRemovalPolicy(RemovalPolicy.RETAIN);
     checkovSkip(
         queue,
         "CKV_AWS_27",

@@ -186,7 +186,10 @@ final class IcebergTable {
                             "StringEquals",
                             Map.of(
                                 "kms:ViaService",
-                                "s3." + s.bucketRegion().orElse(Aws.REGION) + ".amazonaws.com")))
+                                "s3."
+                                    + s.bucketRegion().orElse(Aws.REGION)
+                                    + "."
+                                    + Aws.URL_SUFFIX)))
                     .build()));
     return statements;
   }

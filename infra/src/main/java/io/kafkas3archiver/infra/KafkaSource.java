@@ -128,6 +128,21 @@ final class KafkaSource {
     if (s.provisionedPollers() && s.onFailure() == OnFailure.S3) {
       wildcards.add("Resource::" + s.onFailureBucketArn().orElseThrow() + "/*");
     }
+    if (s.glueRegistry()) {
+      String schemas = s.schemaRegistryUri().orElseThrow().replaceFirst(":registry/", ":schema/");
+      NagSuppressions.addResourceSuppressions(
+          pollerPolicy,
+          List.of(
+              NagPackSuppression.builder()
+                  .id("AwsSolutions-IAM5")
+                  .appliesTo(List.of("Resource::" + schemas + "/*"))
+                  .reason(
+                      "glue:GetSchemaVersion on the schemas of this one registry: the mapping"
+                          + " looks a record's schema up by the version id the producer wrote,"
+                          + " so which schema of the registry it names is known only per record"
+                          + " (Lambda developer guide, schema registries with Kafka).")
+                  .build()));
+    }
     if (!wildcards.isEmpty()) {
       ArchiverStack.checkovSkip(
           pollerPolicy,
@@ -332,7 +347,7 @@ final class KafkaSource {
                                 "StringEquals",
                                 Map.of(
                                     "kms:ViaService",
-                                    "secretsmanager." + Aws.REGION + ".amazonaws.com")))
+                                    "secretsmanager." + Aws.REGION + "." + Aws.URL_SUFFIX)))
                         .build()));
     if (s.provisionedPollers() && s.onFailure() == OnFailure.S3) {
       String target = s.onFailureBucketArn().orElseThrow();

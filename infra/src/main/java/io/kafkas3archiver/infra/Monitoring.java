@@ -5,6 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import software.amazon.awscdk.Annotations;
+import software.amazon.awscdk.CfnOutput;
 import software.amazon.awscdk.Duration;
 import software.amazon.awscdk.services.cloudwatch.Alarm;
 import software.amazon.awscdk.services.cloudwatch.AlarmStatusWidget;
@@ -22,6 +24,7 @@ import software.amazon.awscdk.services.cloudwatch.MetricOptions;
 import software.amazon.awscdk.services.cloudwatch.TreatMissingData;
 import software.amazon.awscdk.services.cloudwatch.actions.SnsAction;
 import software.amazon.awscdk.services.lambda.Alias;
+import software.amazon.awscdk.services.lambda.CfnEventSourceMapping;
 import software.amazon.awscdk.services.lambda.Function;
 import software.amazon.awscdk.services.sns.Topic;
 import software.amazon.awscdk.services.sqs.Queue;
@@ -45,6 +48,19 @@ final class Monitoring {
    */
   static final String STALLED_EXPRESSION = "IF(DIFF(lag) > 0 AND FILL(objects, 0) == 0, 1, 0)";
 
+  /**
+   * The heartbeat: successful invocations per period. It breaches below 1 and on missing data, so a
+   * mapping that cannot poll at all (auth, network, a deleted alias, disabled) raises it: then
+   * there is no invocation, no OffsetLag and no function metric for any other alarm to see.
+   */
+  static final String HEARTBEAT_EXPRESSION = "FILL(invocations, 0) - FILL(errors, 0)";
+
+  /** template.yaml's AlarmActionWarning output says the same. */
+  static final String NO_ALARM_ACTION =
+      "No alarm topic (alarmTopicArn, SAM AlarmTopicArn) - the alarms (HeartbeatAlarm included)"
+          + " change state but notify no one. Redeploy with it set to an SNS topic you subscribe"
+          + " to (docs/deploy.md, Alarms and dashboard).";
+
   private Monitoring() {}
 
   static void create(
@@ -52,6 +68,7 @@ final class Monitoring {
       ArchiverSettings s,
       Function function,
       Alias alias,
+      CfnEventSourceMapping mapping,
       Optional<Queue> failureQueue) {
     Metric errors = function.metricErrors().with(stat("Sum"));
     Metric throttles = function.metricThrottles().with(stat("Sum"));
@@ -171,6 +188,114 @@ final class Monitoring {
                         + " replay them before Kafka's retention drops the records ("
                         + s.title()
                         + ")")));
+    int heartbeatPeriods = s.heartbeatMinutes() / 5;
+    alarms.add(
+        Alarm.Builder.create(scope, "HeartbeatAlarm")
+            .metric(
+                MathExpression.Builder.create()
+                    .expression(HEARTBEAT_EXPRESSION)
+                    .usingMetrics(
+                        orderedMap(
+                            "invocations",
+                            function.metricInvocations().with(stat("Sum")),
+                            "errors",
+                            errors))
+                    .label("Successful invocations")
+                    .period(PERIOD)
+                    .build())
+            .threshold(1)
+            .evaluationPeriods(heartbeatPeriods)
+            .datapointsToAlarm(heartbeatPeriods)
+            .comparisonOperator(ComparisonOperator.LESS_THAN_THRESHOLD)
+            // Missing data is the stall itself: nothing invoked, nothing measured.
+            .treatMissingData(TreatMissingData.BREACHING)
+            .alarmDescription(
+                "No invocation succeeded for "
+                    + s.heartbeatMinutes()
+                    + " minutes: the mapping cannot poll or invoke (disabled, auth, network), every"
+                    + " batch fails, or the topic is quiet for longer than heartbeatMinutes ("
+                    + s.title()
+                    + ")")
+            .build());
+    if (s.provisionedPollers()) {
+      // The mapping's own metrics (MetricsConfig EventCount and ErrorCount, provisioned mode).
+      alarms.add(
+          Alarm.Builder.create(scope, "MappingNotPollingAlarm")
+              .metric(mappingMetric(mapping, "PolledEventCount", "SampleCount"))
+              .threshold(1)
+              .evaluationPeriods(3)
+              .datapointsToAlarm(3)
+              .comparisonOperator(ComparisonOperator.LESS_THAN_THRESHOLD)
+              // The mapping reports PolledEventCount 0 on an empty poll; none at all means it
+              // does not poll.
+              .treatMissingData(TreatMissingData.BREACHING)
+              .alarmDescription(
+                  "The event source mapping has not polled the topic for 15 minutes: it is"
+                      + " disabled or cannot reach or authenticate to the cluster ("
+                      + s.title()
+                      + ")")
+              .build());
+      alarms.add(
+          alarm(
+              scope,
+              "PollingErrorsAlarm",
+              mappingMetric(mapping, "PollingErrorCount", "Sum"),
+              1,
+              1,
+              "The event source mapping fails to poll the topic (network, auth, the cluster):"
+                  + " see its StateTransitionReason ("
+                  + s.title()
+                  + ")"));
+      alarms.add(
+          above(
+              scope,
+              "DroppedEventsAlarm",
+              mappingMetric(mapping, "DroppedEventCount", "Sum"),
+              0,
+              1,
+              "The event source mapping dropped records past their retries or age without"
+                  + " recording them in an on-failure destination: the archive has a gap ("
+                  + s.title()
+                  + ")"));
+      if (s.onFailure() != ArchiverSettings.OnFailure.NONE) {
+        alarms.add(
+            alarm(
+                scope,
+                "OnFailureDestinationAlarm",
+                mappingMetric(mapping, "OnFailureDestinationDeliveredEventCount", "Sum"),
+                1,
+                1,
+                "The mapping gave up on a batch and recorded it in the on-failure destination;"
+                    + " redrive it (docs/restore.md) before Kafka's retention drops the records ("
+                    + s.title()
+                    + ")"));
+        alarms.add(
+            alarm(
+                scope,
+                "OnFailureDeliveryErrorsAlarm",
+                mappingMetric(mapping, "OnFailureDestinationDeliveryErrorCount", "Sum"),
+                1,
+                1,
+                "The mapping could not write a failed batch's record to the on-failure"
+                    + " destination (permissions, a missing queue or bucket, no VPC endpoint) ("
+                    + s.title()
+                    + ")"));
+      }
+    }
+    if (s.alarmTopicArn().isEmpty()) {
+      CfnOutput.Builder.create(scope, "AlarmActionWarning")
+          .description("The alarms notify no one")
+          .value(NO_ALARM_ACTION)
+          .build();
+      Annotations.of(scope)
+          .addWarningV2(
+              "kafka-s3-archiver:no-alarm-action",
+              "alarmTopicArn is not set: the "
+                  + alarms.size()
+                  + " alarms (HeartbeatAlarm included) change state but notify no one. Set"
+                  + " alarmTopicArn to an SNS topic you subscribe to (docs/deploy.md, Alarms"
+                  + " and dashboard).");
+    }
     s.alarmTopicArn()
         .ifPresent(
             arn -> {
@@ -248,6 +373,17 @@ final class Monitoring {
     Dashboard.Builder.create(scope, "Dashboard")
         .dashboardName(dashboardName(s.title()))
         .widgets(List.of(row1, row2, row3, row4, row5))
+        .build();
+  }
+
+  /** One of the event source mapping's own metrics (MetricsConfig), by its UUID. */
+  static Metric mappingMetric(CfnEventSourceMapping mapping, String name, String statistic) {
+    return Metric.Builder.create()
+        .namespace("AWS/Lambda")
+        .metricName(name)
+        .dimensionsMap(Map.of("EventSourceMappingUUID", mapping.getRef()))
+        .statistic(statistic)
+        .period(PERIOD)
         .build();
   }
 

@@ -53,8 +53,7 @@ public record RestoreSettings(
 
   static final String DEFAULT_JAR = "../function/restore/target/kafka-s3-archiver-restore.jar";
 
-  private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,249}");
-  private static final Pattern ID = Pattern.compile("(subnet|sg)-[0-9a-f]{8,17}");
+  private static final Pattern TOPIC = ArchiverSettings.TOPIC;
 
   /**
    * The option from {@code values} (context and file merged), or empty when {@code restore} is not
@@ -82,6 +81,14 @@ public record RestoreSettings(
               });
       return Optional.empty();
     }
+    if (!archiver.includeKafkaMetadata()) {
+      // Without the metadata the archive holds values only: no key, headers, partition or offset
+      // to restore, and the redrive could not tell which offsets it stored.
+      throw new IllegalArgumentException(
+          "restore=true needs includeKafkaMetadata=true: a values-only archive has no keys,"
+              + " headers, partitions or offsets to restore (docs/restore.md); set"
+              + " includeKafkaMetadata=true");
+    }
     String bootstrap =
         text(values, "restoreBootstrapServers")
             .orElseThrow(
@@ -92,7 +99,9 @@ public record RestoreSettings(
     String topic = text(values, "restoreTargetTopic").orElse(archiver.inputTopic());
     if (!TOPIC.matcher(topic).matches()) {
       throw new IllegalArgumentException(
-          "restoreTargetTopic='" + topic + "' is not a Kafka topic name (1-249 of [A-Za-z0-9._-])");
+          "restoreTargetTopic='"
+              + topic
+              + "' is not a topic name the mapping accepts (2-249 of [A-Za-z0-9._-])");
     }
     String auth = text(values, "restoreAuth").orElse("msk-iam").toLowerCase(Locale.ROOT);
     if (!List.of("msk-iam", "tls", "plaintext").contains(auth)) {
@@ -150,19 +159,15 @@ public record RestoreSettings(
     return Optional.of(s.trim()).filter(x -> !x.isEmpty());
   }
 
+  /** The same rule as the mapping's subnetIds and securityGroupIds (ArchiverSettings). */
   private static List<String> ids(Map<String, Object> values, String key) {
     List<String> out = new ArrayList<>();
     for (String id : text(values, key).orElse("").split(",")) {
-      if (id.isBlank()) {
-        continue;
+      if (!id.isBlank()) {
+        out.add(id.trim());
       }
-      if (!ID.matcher(id.trim()).matches()) {
-        throw new IllegalArgumentException(
-            key + " holds '" + id.trim() + "', which is not a subnet-… or sg-… id");
-      }
-      out.add(id.trim());
     }
-    return List.copyOf(out);
+    return ArchiverSettings.vpcIds(key, out, key.endsWith("SubnetIds") ? "subnet" : "sg");
   }
 
   private static int integer(

@@ -340,10 +340,23 @@ final class RestoreStateMachine {
     kmsKeyArn.ifPresent(
         key ->
             out.add(
-                AccessPolicy.allow(
-                    "RestoreDecryptArchive",
-                    List.of("kms:Decrypt", "kms:GenerateDataKey"),
-                    List.of(key))));
+                PolicyStatement.Builder.create()
+                    .sid("RestoreDecryptArchive")
+                    .effect(Effect.ALLOW)
+                    .actions(List.of("kms:Decrypt", "kms:GenerateDataKey"))
+                    .resources(List.of(key))
+                    // Only through S3: the key opens the archive's objects and manifests, nothing
+                    // else.
+                    .conditions(
+                        Map.of(
+                            "StringEquals",
+                            Map.of(
+                                "kms:ViaService",
+                                "s3."
+                                    + s.bucketRegion().orElse(Aws.REGION)
+                                    + "."
+                                    + Aws.URL_SUFFIX)))
+                    .build()));
     if (r.auth().equals("msk-iam")) {
       String cluster = r.clusterArn().orElseThrow();
       out.add(

@@ -343,4 +343,77 @@ class ArchiverSettingsTest {
         .hasMessageContaining(
             "outputFormat='xml' is not valid; legal values: json, ndjson, csv," + " parquet");
   }
+
+  @Test
+  void shouldRefuseNoDestinationWithFiniteRetries() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("onFailure", "none");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessageContaining("onFailure=none with retryAttempts=10")
+        .hasMessageContaining("stall rather than skip");
+  }
+
+  @Test
+  void shouldRefuseNoDestinationWithARecordAgeLimit() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("onFailure", "none");
+    c.put("retryAttempts", "-1");
+    c.put("maximumRecordAgeSeconds", "3600");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessageContaining("maximumRecordAgeSeconds=3600");
+  }
+
+  @Test
+  void shouldAcceptNoDestinationThatStallsRatherThanSkips() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("onFailure", "none");
+    c.put("retryAttempts", "-1");
+    assertThat(ArchiverSettings.from(c).onFailure()).isEqualTo(ArchiverSettings.OnFailure.NONE);
+  }
+
+  @Test
+  void shouldListTheLegalHeartbeats() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("heartbeatMinutes", "7");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessageContaining("heartbeatMinutes=7 is not valid; legal values: [10, 15,");
+  }
+
+  @Test
+  void shouldRefuseARestoreOfAValuesOnlyArchive() {
+    Map<String, Object> c = new LinkedHashMap<>(RestoreStackTest.restoreContext());
+    c.remove("includeKafkaMetadata");
+    assertThatThrownBy(() -> Fixtures.stack(c))
+        .hasMessageContaining("restore=true needs includeKafkaMetadata=true");
+  }
+
+  @Test
+  void shouldRefuseAOneCharacterTopicThatCloudFormationWouldRefuse() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("inputTopic", "t");
+    assertThatThrownBy(() -> ArchiverSettings.from(c)).hasMessageContaining("2-249 of");
+  }
+
+  @Test
+  void shouldShowAClusterArnWhenGivenAClusterName() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("clusterArn", "my-cluster");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessageContaining("clusterArn='my-cluster' is not an ARN, e.g. arn:aws:kafka:");
+  }
+
+  @Test
+  void shouldValidateTheMappingsAndTheRestoresSubnetsAlike() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.selfManaged());
+    c.put("subnetIds", "subnet-0aaa,vpc-0bbb");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessage(
+            "subnetIds holds 'vpc-0bbb', which is not a subnet- id (e.g. subnet-0123456789abcdef0)");
+    Map<String, Object> r = new LinkedHashMap<>(RestoreStackTest.restoreContext());
+    r.put("restoreSubnetIds", "subnet-0aaa,vpc-0bbb");
+    assertThatThrownBy(() -> Fixtures.stack(r))
+        .hasMessage(
+            "restoreSubnetIds holds 'vpc-0bbb', which is not a subnet- id (e.g."
+                + " subnet-0123456789abcdef0)");
+  }
 }

@@ -1,6 +1,7 @@
 package io.kafkas3archiver.infra;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import java.util.Map;
@@ -110,12 +111,17 @@ class ArchiverStackTest {
             "LifecycleConfiguration",
             Map.of(
                 "Rules",
-                List.of(
-                    Match.objectLike(
-                        Map.of(
-                            "Transitions",
-                            List.of(
-                                Map.of("StorageClass", "GLACIER_IR", "TransitionInDays", 30))))))));
+                Match.arrayWith(
+                    List.of(
+                        Match.objectLike(
+                            Map.of(
+                                "Transitions",
+                                List.of(
+                                    Map.of(
+                                        "StorageClass",
+                                        "GLACIER_IR",
+                                        "TransitionInDays",
+                                        30)))))))));
   }
 
   @Test
@@ -126,13 +132,16 @@ class ArchiverStackTest {
             "LifecycleConfiguration",
             Map.of(
                 "Rules",
-                List.of(
-                    Match.objectLike(
-                        Map.of(
-                            "NoncurrentVersionExpiration",
-                            Map.of("NoncurrentDays", 30),
-                            "AbortIncompleteMultipartUpload",
-                            Map.of("DaysAfterInitiation", 7)))))));
+                Match.arrayWith(
+                    List.of(
+                        Match.objectLike(
+                            Map.of(
+                                "NoncurrentVersionExpiration",
+                                Map.of("NoncurrentDays", 30),
+                                "AbortIncompleteMultipartUpload",
+                                Map.of("DaysAfterInitiation", 7),
+                                "ExpiredObjectDeleteMarker",
+                                true)))))));
   }
 
   @Test
@@ -142,7 +151,11 @@ class ArchiverStackTest {
         Map.of(
             "LifecycleConfiguration",
             Map.of(
-                "Rules", List.of(Match.objectLike(Map.of("ExpirationInDays", Match.absent()))))));
+                "Rules",
+                Match.not(
+                    Match.arrayWith(
+                        List.of(
+                            Match.objectLike(Map.of("ExpirationInDays", Match.anyValue()))))))));
   }
 
   @Test
@@ -555,5 +568,127 @@ class ArchiverStackTest {
   @Test
   void shouldCreateNoCredentialsSecretUnlessAsked() {
     template.resourceCountIs("AWS::SecretsManager::Secret", 0);
+  }
+
+  // --- a stall always alarms
+
+  @Test
+  void shouldAlarmOnSuccessfulInvocationsWhenNoneArrive() {
+    assertThat(Templates.alarmExpression(alarms.get("HeartbeatAlarm")))
+        .isEqualTo("FILL(invocations, 0) - FILL(errors, 0)");
+    assertThat(Templates.alarmMetrics(alarms.get("HeartbeatAlarm")))
+        .containsExactlyInAnyOrder(
+            "invocations=AWS/Lambda Invocations {FunctionName=${Function}} Sum 300",
+            "errors=AWS/Lambda Errors {FunctionName=${Function}} Sum 300");
+  }
+
+  @Test
+  void shouldBreachTheHeartbeatOnMissingDataAfterAnHourByDefault() {
+    assertThat(alarms.get("HeartbeatAlarm"))
+        .containsEntry("TreatMissingData", "breaching")
+        .containsEntry("ComparisonOperator", "LessThanThreshold")
+        .containsEntry("Threshold", 1)
+        .containsEntry("EvaluationPeriods", 12)
+        .containsEntry("DatapointsToAlarm", 12);
+  }
+
+  @Test
+  void shouldAlarmWhenTheMappingDoesNotPoll() {
+    assertThat(Templates.alarmMetrics(alarms.get("MappingNotPollingAlarm")))
+        .containsExactly(
+            "AWS/Lambda PolledEventCount {EventSourceMappingUUID=${KafkaMapping}} SampleCount 300");
+    assertThat(alarms.get("MappingNotPollingAlarm")).containsEntry("TreatMissingData", "breaching");
+  }
+
+  @Test
+  void shouldAlarmOnTheMappingsPollingErrorsAndDroppedRecords() {
+    assertThat(Templates.alarmMetrics(alarms.get("PollingErrorsAlarm")))
+        .containsExactly(
+            "AWS/Lambda PollingErrorCount {EventSourceMappingUUID=${KafkaMapping}} Sum 300");
+    assertThat(Templates.alarmMetrics(alarms.get("DroppedEventsAlarm")))
+        .containsExactly(
+            "AWS/Lambda DroppedEventCount {EventSourceMappingUUID=${KafkaMapping}} Sum 300");
+  }
+
+  @Test
+  void shouldAlarmOnEveryBatchSentToTheOnFailureDestination() {
+    assertThat(Templates.alarmMetrics(alarms.get("OnFailureDestinationAlarm")))
+        .containsExactly(
+            "AWS/Lambda OnFailureDestinationDeliveredEventCount"
+                + " {EventSourceMappingUUID=${KafkaMapping}} Sum 300");
+    assertThat(Templates.alarmMetrics(alarms.get("OnFailureDeliveryErrorsAlarm")))
+        .containsExactly(
+            "AWS/Lambda OnFailureDestinationDeliveryErrorCount"
+                + " {EventSourceMappingUUID=${KafkaMapping}} Sum 300");
+  }
+
+  @Test
+  void shouldWarnThatAlarmsWithoutATopicNotifyNoOne() {
+    ArchiverStack stack = Fixtures.stack(Fixtures.mskDefaults());
+    Template.fromStack(stack);
+    software.amazon.awscdk.assertions.Annotations.fromStack(stack)
+        .hasWarning("*", Match.stringLikeRegexp("alarmTopicArn is not set.*"));
+    template.hasOutput("AlarmActionWarning", Map.of("Value", Monitoring.NO_ALARM_ACTION));
+  }
+
+  // --- lifecycle that spares live data
+
+  @SuppressWarnings("unchecked")
+  static List<Map<String, Object>> lifecycleRules(Template t) {
+    Map<String, Object> bucket =
+        Templates.cast(t.findResources("AWS::S3::Bucket").values().iterator().next());
+    return (List<Map<String, Object>>)
+        Templates.cast(
+                Templates.cast(
+                    Templates.cast(bucket.get("Properties")).get("LifecycleConfiguration")))
+            .get("Rules");
+  }
+
+  @Test
+  void shouldTierOnlyTheArchivesOwnFoldersAbove128Kb() {
+    assertThat(lifecycleRules(template))
+        .filteredOn(r -> r.containsKey("Transitions"))
+        .extracting(r -> r.get("Prefix") + " > " + r.get("ObjectSizeGreaterThan"))
+        .containsExactly(
+            "condense/vehicle-telemetry/ > 131072", "condense/_errors/vehicle-telemetry/ > 131072");
+  }
+
+  @Test
+  void shouldKeepBucketWideRulesToHousekeeping() {
+    assertThat(lifecycleRules(template))
+        .filteredOn(r -> !r.containsKey("Prefix"))
+        .singleElement()
+        .satisfies(
+            r ->
+                assertThat(r)
+                    .doesNotContainKeys("Transitions", "ExpirationInDays")
+                    .containsEntry("ExpiredObjectDeleteMarker", true));
+  }
+
+  @Test
+  void shouldRefuseStorageClassesThatNeedARestoreUnlessAllowed() {
+    Map<String, Object> c = new java.util.LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("transitionStorageClass", "GLACIER");
+    assertThatThrownBy(() -> Fixtures.stack(c))
+        .hasMessageContaining("transitionStorageClass GLACIER needs a restore before any read")
+        .hasMessageContaining("allowArchiveStorageClasses=true");
+  }
+
+  @Test
+  void shouldWarnWhatAnAllowedArchiveClassStops() {
+    Map<String, Object> c = new java.util.LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("secondTransitionDays", "365");
+    c.put("secondTransitionStorageClass", "DEEP_ARCHIVE");
+    c.put("allowArchiveStorageClasses", "true");
+    ArchiverStack stack = Fixtures.stack(c);
+    Template t = Template.fromStack(stack);
+    software.amazon.awscdk.assertions.Annotations.fromStack(stack)
+        .hasWarning("*", Match.stringLikeRegexp(".*DEEP_ARCHIVE.*Athena.*"));
+    t.hasOutput("StorageClassWarning", Map.of("Value", ArchiverStack.STORAGE_CLASS_WARNING));
+    assertThat(lifecycleRules(t).get(1).get("Transitions"))
+        .isEqualTo(
+            List.of(
+                Map.of("StorageClass", "GLACIER_IR", "TransitionInDays", 30),
+                Map.of("StorageClass", "DEEP_ARCHIVE", "TransitionInDays", 365)));
   }
 }

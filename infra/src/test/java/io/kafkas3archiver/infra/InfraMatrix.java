@@ -211,6 +211,9 @@ final class InfraMatrix {
             Fixtures.KMS_KEY_ARN,
             "onFailure",
             "none",
+            // No destination: stall rather than skip (finite retries are refused).
+            "retryAttempts",
+            "-1",
             "athena",
             "true",
             "tracing",
@@ -308,12 +311,24 @@ final class InfraMatrix {
                 "transitionStorageClass",
                 "STANDARD_IA",
                 "transitionDays",
-                "45")),
+                "45",
+                "secondTransitionDays",
+                "180",
+                "secondTransitionStorageClass",
+                "DEEP_ARCHIVE",
+                "allowArchiveStorageClasses",
+                "true",
+                "transitionMinObjectSize",
+                "0",
+                "expirationDays",
+                "2555")),
         deployment(
             "msk-iam-restore-state-machine",
             "clusterArn",
             Fixtures.CLUSTER_ARN,
             "restore",
+            "true",
+            "includeKafkaMetadata",
             "true",
             "restoreBootstrapServers",
             "b-1.dr.example.com:9098,b-2.dr.example.com:9098",
@@ -327,6 +342,28 @@ final class InfraMatrix {
             "sg-0123456789abcdef0",
             "restoreMaxConcurrency",
             "7"),
+        // The restore reads a KMS-encrypted archive: kms:Decrypt through S3 only.
+        deployment(
+            "msk-iam-restore-kms-bucket",
+            "clusterArn",
+            Fixtures.CLUSTER_ARN,
+            "bucketEncryption",
+            "kms",
+            "restore",
+            "true",
+            "includeKafkaMetadata",
+            "true",
+            "restoreBootstrapServers",
+            "b-1.dr.example.com:9098",
+            // Another name than the archived topic: one topic would be granted twice over.
+            "restoreTargetTopic",
+            "vehicle.telemetry-replayed",
+            "restoreClusterArn",
+            RestoreStackTest.TARGET_CLUSTER,
+            "restoreSubnetIds",
+            "subnet-0123456789abcdef0",
+            "restoreSecurityGroupIds",
+            "sg-0123456789abcdef0"),
         // The redrive's other destination: the failure bucket (read), with a TLS target.
         deployment(
             "tls-restore-s3-failure-bucket",
@@ -337,6 +374,8 @@ final class InfraMatrix {
             "onFailureBucketArn",
             "arn:aws:s3:::acme-failed-batches",
             "restore",
+            "true",
+            "includeKafkaMetadata",
             "true",
             "restoreAuth",
             "tls",
@@ -560,6 +599,167 @@ final class InfraMatrix {
     return out;
   }
 
+  /**
+   * What keeps data from being lost quietly, checked on one template alone (so a change made to
+   * both templates at once is caught too): the on-failure queue at SQS's maximum retention and
+   * TLS-only, the created bucket TLS-only, both policies kept with what they protect, a heartbeat
+   * that breaches on missing data, an alarm on every on-failure destination and on dropped records,
+   * and the restore's key only through S3.
+   */
+  static List<String> dataSafety(Deployment d, InfraModel m, String side) {
+    List<String> out = new ArrayList<>();
+    boolean provisioned = !d.is("provisionedPollers", "false");
+    String onFailure = d.cdk().getOrDefault("onFailure", "sqs");
+    String tls = " if {Bool={aws:SecureTransport=false}}";
+    if (!d.is("createBucket", "false")) {
+      String arn = "arn:${AWS::Partition}:s3:::" + BUCKET;
+      for (String resource : List.of(arn, arn + "/*")) {
+        String deny = "Deny s3:* on " + resource + tls + " (AWS::S3::BucketPolicy)";
+        if (!m.resourcePolicies().contains(deny)) {
+          out.add(side + " lacks the TLS-only bucket policy: " + deny);
+        }
+      }
+      if (m.retained().stream().noneMatch(r -> r.startsWith("AWS::S3::BucketPolicy "))) {
+        out.add(side + " deletes the bucket's TLS-only policy with the stack, keeping the bucket");
+      }
+    }
+    if (provisioned && onFailure.equals("sqs")) {
+      Map<String, Object> queue = Templates.cast(m.queues().get("OnFailureQueue"));
+      if (queue == null || !"1209600".equals(queue.get("MessageRetentionPeriod"))) {
+        out.add(side + " keeps failed batches less than SQS's 14 days: " + queue);
+      }
+      if (queue == null || !"true".equals(queue.get("SqsManagedSseEnabled"))) {
+        out.add(side + " leaves the on-failure queue unencrypted: " + queue);
+      }
+      String deny = "Deny sqs:* on ${OnFailureQueue.Arn}" + tls + " (AWS::SQS::QueuePolicy)";
+      if (!m.resourcePolicies().contains(deny)) {
+        out.add(side + " lacks the TLS-only queue policy: " + deny);
+      }
+      if (m.retained().stream().noneMatch(r -> r.startsWith("AWS::SQS::QueuePolicy "))) {
+        out.add(side + " deletes the queue's TLS-only policy with the stack, keeping the queue");
+      }
+    }
+    if (!d.is("createBucket", "false")) {
+      out.addAll(lifecycleProblems(d, m, side));
+    }
+    String mapping = "{EventSourceMappingUUID=${KafkaMapping}}";
+    expectAlarm(
+        m,
+        side,
+        "HeartbeatAlarm",
+        List.of(
+            "errors=AWS/Lambda Errors {FunctionName=${function}} Sum 300",
+            "invocations=AWS/Lambda Invocations {FunctionName=${function}} Sum 300"),
+        "FILL(invocations, 0) - FILL(errors, 0)",
+        "LessThanThreshold 1 breaching",
+        out);
+    if (provisioned) {
+      expectAlarm(
+          m,
+          side,
+          "MappingNotPollingAlarm",
+          List.of("AWS/Lambda PolledEventCount " + mapping + " SampleCount 300"),
+          "null",
+          "LessThanThreshold 1 breaching",
+          out);
+      expectAlarm(
+          m,
+          side,
+          "DroppedEventsAlarm",
+          List.of("AWS/Lambda DroppedEventCount " + mapping + " Sum 300"),
+          "null",
+          "GreaterThanThreshold 0 notBreaching",
+          out);
+      if (!onFailure.equals("none")) {
+        expectAlarm(
+            m,
+            side,
+            "OnFailureDestinationAlarm",
+            List.of("AWS/Lambda OnFailureDestinationDeliveredEventCount " + mapping + " Sum 300"),
+            "null",
+            "GreaterThanOrEqualToThreshold 1 notBreaching",
+            out);
+      }
+    }
+    if (d.is("restore", "true")
+        && (d.is("bucketEncryption", "kms") || d.get("kmsKeyArn") != null)) {
+      String via =
+          " if {StringEquals={kms:ViaService=s3.${AWS::Region}.${AWS::URLSuffix}}} (restore"
+              + " function)";
+      for (String action : List.of("kms:Decrypt", "kms:GenerateDataKey")) {
+        String need = "Allow " + action + " on " + icebergKey(d) + via;
+        if (!m.grants().contains(need)) {
+          out.add(side + " lacks the restore's " + need);
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The lifecycle tiers and expires the archive's own folders only (never the Iceberg table or
+   * anything else in the bucket), needs allowArchiveStorageClasses for a class that must be
+   * restored before reading, and cleans up expired delete markers.
+   */
+  private static List<String> lifecycleProblems(Deployment d, InfraModel m, String side) {
+    List<String> out = new ArrayList<>();
+    Map<String, Object> lifecycle = Templates.cast(m.bucket().get("LifecycleConfiguration"));
+    List<?> rules = lifecycle == null ? List.of() : (List<?>) lifecycle.get("Rules");
+    String topic = d.get("inputTopic");
+    Set<String> folders = Set.of("condense/" + topic + "/", "condense/_errors/" + topic + "/");
+    boolean housekeeping = false;
+    for (Object r : rules) {
+      Map<String, Object> rule = Templates.cast(r);
+      boolean moves = rule.containsKey("Transitions") || rule.containsKey("ExpirationInDays");
+      if (moves && !folders.contains(String.valueOf(rule.get("Prefix")))) {
+        out.add(side + " tiers or expires beyond the archive's folders: " + rule);
+      }
+      if (rule.get("Transitions") instanceof List<?> tiers
+          && !d.is("allowArchiveStorageClasses", "true")) {
+        for (Object tier : tiers) {
+          String c = String.valueOf(Templates.cast(tier).get("StorageClass"));
+          if (c.equals("GLACIER") || c.equals("DEEP_ARCHIVE")) {
+            out.add(side + " moves objects to " + c + " without allowArchiveStorageClasses");
+          }
+        }
+      }
+      housekeeping |= "true".equals(rule.get("ExpiredObjectDeleteMarker"));
+    }
+    if (!housekeeping) {
+      out.add(side + " never removes expired delete markers");
+    }
+    long tiered = rules.stream().filter(r -> Templates.cast(r).containsKey("Transitions")).count();
+    if (!d.is("transitionDays", "0") && tiered != 2) {
+      out.add(side + " tiers " + tiered + " folders, not the archive's and its errors'");
+    }
+    return out;
+  }
+
+  /**
+   * One of the alarms that report a stall or a loss, as documented in docs/deploy.md: its metrics,
+   * expression, and "comparison threshold missing-data".
+   */
+  private static void expectAlarm(
+      InfraModel m,
+      String side,
+      String id,
+      List<String> metrics,
+      String expression,
+      String rule,
+      List<String> out) {
+    String alarm = m.alarms().get(id);
+    if (alarm == null) {
+      out.add(side + " has no " + id);
+      return;
+    }
+    String[] f = alarm.split(" \\| ");
+    String actual = f[0] + " | " + f[1] + " | " + f[2] + " " + f[3] + " " + f[6];
+    String expected = metrics.stream().sorted().toList() + " | " + expression + " | " + rule;
+    if (!actual.equals(expected)) {
+      out.add(side + " " + id + " is " + actual + ", documented: " + expected);
+    }
+  }
+
   /** The bucket's key, which the iceberg function decrypts with (compaction reads files back). */
   private static String icebergKey(Deployment d) {
     return d.get("kmsKeyArn") != null ? d.get("kmsKeyArn") : "${ArchiveKey.Arn}";
@@ -587,6 +787,7 @@ final class InfraMatrix {
       // secret key and, for iceberg, the bucket's key (compaction reads files back).
       if (g.startsWith("kms:Decrypt on ")
           && !g.equals("kms:Decrypt on " + d.get("sourceSecretsKmsKeyArn"))
+          && !(d.is("restore", "true") && g.equals("kms:Decrypt on " + icebergKey(d)))
           && !(d.is("outputFormat", "iceberg")
               && !d.is("icebergCatalog", "s3tables")
               && g.equals("kms:Decrypt on " + icebergKey(d)))) {
@@ -608,6 +809,7 @@ final class InfraMatrix {
     if (m.mapping().isEmpty()) {
       out.add(side + " has no event source mapping");
     }
+    out.addAll(dataSafety(d, m, side));
     return out;
   }
 }

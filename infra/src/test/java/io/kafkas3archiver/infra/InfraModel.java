@@ -24,7 +24,10 @@ record InfraModel(
     Map<String, Object> bucket,
     Set<String> retained,
     Map<String, String> names,
-    Map<String, String> outputs) {
+    Map<String, String> outputs,
+    Map<String, String> alarms,
+    Map<String, Object> queues,
+    Set<String> resourcePolicies) {
 
   static InfraModel of(
       Map<String, ? extends Map<String, Object>> resources, Map<String, Object> outputs) {
@@ -34,6 +37,8 @@ record InfraModel(
     Set<String> retained = new TreeSet<>();
     Map<String, String> names = new TreeMap<>();
     Map<String, String> principals = principals(resources);
+    Map<String, Object> queues = new TreeMap<>();
+    Set<String> resourcePolicies = new TreeSet<>();
     for (Map.Entry<String, ? extends Map<String, Object>> e : resources.entrySet()) {
       Map<String, Object> r = e.getValue();
       String type = String.valueOf(r.get("Type"));
@@ -56,6 +61,10 @@ record InfraModel(
         }
         case "AWS::Lambda::EventSourceMapping" -> mapping = Templates.cast(normalize(props));
         case "AWS::S3::Bucket" -> bucket = Templates.cast(normalize(props));
+        case "AWS::SQS::Queue" -> queues.put(Templates.logical(e.getKey()), normalize(props));
+        // Who may not do what to the bucket and the queue: the TLS-only statements.
+        case "AWS::S3::BucketPolicy", "AWS::SQS::QueuePolicy" ->
+            resourcePolicies.addAll(grants(type, props.get("PolicyDocument")));
         case "AWS::CloudWatch::Dashboard" ->
             names.put("dashboard", text(props.get("DashboardName")));
         case "AWS::Glue::Database" ->
@@ -81,7 +90,9 @@ record InfraModel(
       outputs.forEach(
           (k, v) -> outs.put(Templates.logical(k), text(Templates.cast(v).get("Value"))));
     }
-    return new InfraModel(grants, mapping, bucket, retained, names, outs);
+    Map<String, String> alarms = SamParityTest.alarms(Templates.alarms(resources));
+    return new InfraModel(
+        grants, mapping, bucket, retained, names, outs, alarms, queues, resourcePolicies);
   }
 
   /**
@@ -221,6 +232,15 @@ record InfraModel(
     }
     compare("names", new LinkedHashMap<>(cdk.names), new LinkedHashMap<>(sam.names), out);
     compare("outputs", new LinkedHashMap<>(cdk.outputs), new LinkedHashMap<>(sam.outputs), out);
+    compare("alarms", new LinkedHashMap<>(cdk.alarms), new LinkedHashMap<>(sam.alarms), out);
+    compare("queues", cdk.queues, sam.queues, out);
+    if (!cdk.resourcePolicies.equals(sam.resourcePolicies)) {
+      out.add(
+          "bucket and queue policies: CDK "
+              + cdk.resourcePolicies
+              + ", SAM "
+              + sam.resourcePolicies);
+    }
     return out;
   }
 

@@ -22,6 +22,7 @@ class KmsBucketStackTest {
     c.put("sse", "aws:kms");
     c.put("transitionDays", "90");
     c.put("transitionStorageClass", "DEEP_ARCHIVE");
+    c.put("allowArchiveStorageClasses", "true");
     c.put("expirationDays", "2555");
     c.put("serverAccessLogsBucketName", "acme-access-logs");
     c.put("alarmTopicArn", "arn:aws:sns:us-east-1:123456789012:ops");
@@ -78,15 +79,18 @@ class KmsBucketStackTest {
             "LifecycleConfiguration",
             Map.of(
                 "Rules",
-                List.of(
-                    Match.objectLike(
-                        Map.of(
-                            "ExpirationInDays",
-                            2555,
-                            "Transitions",
-                            List.of(
-                                Map.of(
-                                    "StorageClass", "DEEP_ARCHIVE", "TransitionInDays", 90))))))));
+                Match.arrayWith(
+                    List.of(
+                        Match.objectLike(
+                            Map.of(
+                                "Id",
+                                "ArchiveTiering",
+                                "Transitions",
+                                List.of(
+                                    Map.of(
+                                        "StorageClass", "DEEP_ARCHIVE", "TransitionInDays", 90)))),
+                        Match.objectLike(
+                            Map.of("Id", "ArchiveExpiration", "ExpirationInDays", 2555)))))));
   }
 
   @Test

@@ -73,6 +73,22 @@ class NagTest {
     Annotations.fromStack(stack).hasNoWarning("*", Match.stringLikeRegexp("AwsSolutions-.*"));
   }
 
+  /**
+   * Every configuration docs/ describes (each authentication, registry, on-failure target, Iceberg
+   * catalog, the restore, lifecycle tiers): InfraMatrix's, synthesized with cdk-nag. The same
+   * configurations are cfn-linted in CfnLintIT.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("io.kafkas3archiver.infra.InfraMatrix#arguments")
+  void shouldSynthesizeEveryDocumentedConfigurationWithNoUnsuppressedFinding(
+      String name, InfraMatrix.Deployment d) {
+    Map<String, Object> context = new LinkedHashMap<>(d.cdk());
+    ArchiverStack stack = Fixtures.stack(context);
+    Template.fromStack(stack);
+    Annotations.fromStack(stack).hasNoError("*", Match.stringLikeRegexp("AwsSolutions-.*"));
+    Annotations.fromStack(stack).hasNoWarning("*", Match.stringLikeRegexp("AwsSolutions-.*"));
+  }
+
   @ParameterizedTest(name = "{0}")
   @MethodSource("deployments")
   void shouldGiveEverySuppressionAWrittenReason(String name, Map<String, Object> context) {

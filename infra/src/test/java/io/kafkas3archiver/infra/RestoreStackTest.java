@@ -25,6 +25,7 @@ class RestoreStackTest {
   static Map<String, Object> restoreContext() {
     Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
     c.put("restore", "true");
+    c.put("includeKafkaMetadata", "true");
     c.put("restoreBootstrapServers", "b-1.dr.example.com:9098,b-2.dr.example.com:9098");
     c.put("restoreTargetTopic", "vehicle-telemetry-restored");
     c.put("restoreClusterArn", TARGET_CLUSTER);

@@ -213,6 +213,17 @@ final class SamTemplate {
           List<?> from = (List<?>) resolve(l.get(1));
           return from.get(Integer.parseInt(String.valueOf(resolve(l.get(0)))));
         }
+        case "Fn::FindInMap" -> {
+          List<?> l = (List<?>) arg;
+          Object found = Templates.cast(root.get("Mappings")).get(flat(resolve(l.get(0))));
+          for (int i = 1; i < l.size() && found != null; i++) {
+            found = Templates.cast(found).get(String.valueOf(flat(resolve(l.get(i)))));
+          }
+          if (found == null) {
+            throw new IllegalArgumentException("Fn::FindInMap finds nothing for " + l);
+          }
+          return resolve(found);
+        }
         default -> {
           // not an intrinsic: fall through to a plain map
         }

@@ -199,4 +199,32 @@ class SamTemplateTest {
   private static Map<String, Object> mapping(Map<String, Map<String, Object>> r) {
     return Templates.cast(r.get("KafkaMapping").get("Properties"));
   }
+
+  @Test
+  void shouldBreachTheHeartbeatOnMissingDataAfterAnHourByDefault() {
+    assertThat(alarms.get("HeartbeatAlarm"))
+        .containsEntry("TreatMissingData", "breaching")
+        .containsEntry("ComparisonOperator", "LessThanThreshold")
+        // From the HeartbeatPeriods mapping: 60 minutes are 12 five-minute periods.
+        .containsEntry("EvaluationPeriods", "12");
+    assertThat(Templates.alarmExpression(alarms.get("HeartbeatAlarm")))
+        .isEqualTo(Monitoring.HEARTBEAT_EXPRESSION);
+  }
+
+  @Test
+  void shouldAlarmOnTheMappingsOwnMetrics() {
+    assertThat(alarms)
+        .containsKeys(
+            "MappingNotPollingAlarm",
+            "PollingErrorsAlarm",
+            "DroppedEventsAlarm",
+            "OnFailureDestinationAlarm",
+            "OnFailureDeliveryErrorsAlarm");
+  }
+
+  @Test
+  void shouldSayInAnOutputThatTheAlarmsNotifyNoOne() {
+    assertThat(Templates.cast(untraced.outputs().get("AlarmActionWarning")))
+        .containsEntry("Value", Monitoring.NO_ALARM_ACTION);
+  }
 }

@@ -64,10 +64,12 @@ class SelfManagedStackTest {
         .satisfies(
             s -> {
               assertThat(s.resources()).containsExactly(Fixtures.KMS_KEY_ARN);
-              assertThat(s.condition())
-                  .isEqualTo(
-                      Map.of(
-                          "StringEquals", Map.of("kms:ViaService", "s3.eu-west-1.amazonaws.com")));
+              // The partition's own suffix (amazonaws.com.cn in aws-cn), not a literal.
+              assertThat(
+                      Templates.render(
+                          Templates.cast(Templates.cast(s.condition()).get("StringEquals"))
+                              .get("kms:ViaService")))
+                  .isEqualTo("s3.eu-west-1.${AWS::URLSuffix}");
             });
   }
 
