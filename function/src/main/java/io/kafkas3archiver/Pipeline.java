@@ -17,6 +17,7 @@ import io.kafkas3archiver.group.RecordPartitioner;
 import io.kafkas3archiver.report.BatchOutcome;
 import io.kafkas3archiver.report.TopicOutcome;
 import io.kafkas3archiver.report.WrittenObject;
+import io.kafkas3archiver.schema.PersistedSchemas;
 import io.kafkas3archiver.schema.SchemaCatalog;
 import io.kafkas3archiver.table.BatchArchiver;
 import io.kafkas3archiver.upload.Deadline;
@@ -75,7 +76,8 @@ public final class Pipeline implements BatchArchiver {
             config.compression(),
             config.includeKafkaMetadata(),
             config.parquetSchema(),
-            schemas);
+            schemas,
+            new PersistedSchemas(store, config.keyPrefix()));
     if (!config.format().compressesItself()) {
       config.compression().prime(); // Parquet's encoder primes its own codec
     }
@@ -172,7 +174,12 @@ public final class Pipeline implements BatchArchiver {
       // Cut only where the claim would outgrow S3's 2 KB of user metadata.
       Claim fitted = grouper.claim(rest).fitted();
       ObjectGroup piece = fitted.last() < rest.last() ? rest.through(fitted.last()) : rest;
-      EncodedGroup encoded = encode(piece);
+      EncodedGroup encoded;
+      try {
+        encoded = encode(piece, deadline);
+      } catch (UploadException e) {
+        throw new ChainFailure(rest, e);
+      }
       Claim claim = fitted.withErrorRows(encoded.rejected().size());
       long storedLast;
       try {
@@ -198,7 +205,7 @@ public final class Pipeline implements BatchArchiver {
           if (stored.errorRows() > 0 && storedLast <= group.last()) {
             // The claim's writer may have stopped before its error object: this delivery holds
             // every record of the claim, so it can write that object, the same bytes, once.
-            EncodedGroup again = encode(covered);
+            EncodedGroup again = encode(covered, deadline);
             if (again.errors() != null) {
               WrittenObject errors = putIfAbsent(again.errors(), stored, deadline, tally);
               if (errors != null) {
@@ -277,7 +284,7 @@ public final class Pipeline implements BatchArchiver {
             List.of(),
             // The claim met is this group's key, so its record-variable values are the group's.
             group.folderValues());
-    EncodedGroup encoded = encode(empty);
+    EncodedGroup encoded = encode(empty, deadline);
     WrittenObject written = putIfAbsent(encoded.data(), claim, deadline, tally);
     if (written != null) {
       tally.objects.add(written);
@@ -321,7 +328,12 @@ public final class Pipeline implements BatchArchiver {
   /** Records rejected without partition or offset: one error object, named by their content. */
   private void archiveUnplaced(ObjectGroup group, Deadline deadline, TopicTally tally)
       throws ChainFailure {
-    EncodedGroup encoded = encode(group);
+    EncodedGroup encoded;
+    try {
+      encoded = encode(group, deadline);
+    } catch (UploadException e) {
+      throw new ChainFailure(group, e);
+    }
     try {
       if (encoded.errors() != null) {
         var r =
@@ -556,7 +568,7 @@ public final class Pipeline implements BatchArchiver {
       PendingObject data,
       PendingObject errors) {}
 
-  private EncodedGroup encode(ObjectGroup group) {
+  private EncodedGroup encode(ObjectGroup group, Deadline deadline) throws UploadException {
     var jobId = group.jobId(config.format().configName());
     try {
       ByteArrayOutputStream buffer = new ByteArrayOutputStream(estimate(group));
@@ -566,7 +578,7 @@ public final class Pipeline implements BatchArchiver {
       try (OutputStream compressed =
           config.format().compressesItself() ? buffer : config.compression().wrap(buffer)) {
         raw = new CountingOutputStream(compressed);
-        result = encoder.encode(group.records(), raw);
+        result = encoder.encode(group.topic(), group.records(), raw, deadline);
       }
       // Written even with zero rows (only tombstones or error rows, or a pointer): the data
       // object is what claims the group's offsets in its partition's chain.

@@ -29,6 +29,14 @@ public interface ObjectStore {
   }
 
   /**
+   * The body of the object at {@code key}, or empty when there is none. The default, for test
+   * doubles that keep no bodies, finds none.
+   */
+  default Optional<byte[]> read(String key, Deadline deadline) throws UploadException {
+    return Optional.empty();
+  }
+
+  /**
    * Warms the client's code paths (SnapStart priming) without writing anything. The default does
    * nothing.
    */

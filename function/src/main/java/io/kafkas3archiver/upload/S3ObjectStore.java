@@ -159,6 +159,42 @@ public final class S3ObjectStore implements ObjectStore {
     }
   }
 
+  @Override
+  public Optional<byte[]> read(String key, Deadline deadline) throws UploadException {
+    for (int attempt = 1; ; attempt++) {
+      long budget = deadline.remainingMillis() - SAFETY_MARGIN_MILLIS;
+      if (budget <= 0) {
+        throw classifier.deadlineReached(key, attempt - 1);
+      }
+      try {
+        var body =
+            s3.getObjectAsBytes(
+                b ->
+                    b.bucket(config.bucketName())
+                        .key(key)
+                        .overrideConfiguration(
+                            o ->
+                                o.apiCallTimeout(
+                                    Duration.ofMillis(Math.min(budget, MAX_ATTEMPT_MILLIS)))));
+        return Optional.of(body.asByteArrayUnsafe());
+      } catch (NoSuchKeyException e) {
+        return Optional.empty();
+      } catch (SdkException e) {
+        if (e instanceof S3Exception s && s.statusCode() == 404) {
+          return Optional.empty();
+        }
+        UploadException failure =
+            classifier.classify(ErrorClassifier.Operation.GET_OBJECT, e, key, attempt);
+        long backoff = backoff(attempt);
+        boolean timeLeft = deadline.remainingMillis() - SAFETY_MARGIN_MILLIS > backoff + 500;
+        if (!failure.type().retryable() || attempt >= MAX_ATTEMPTS || !timeLeft) {
+          throw failure;
+        }
+        sleep(backoff);
+      }
+    }
+  }
+
   private PutResult write(
       String key, byte[] body, String contentType, Map<String, String> metadata, Deadline deadline)
       throws UploadException {

@@ -72,6 +72,11 @@ final class Requests {
       return delegate.metadata(key, deadline);
     }
 
+    @Override
+    public Optional<byte[]> read(String key, Deadline deadline) throws UploadException {
+      return delegate.read(key, deadline);
+    }
+
     String take() {
       String row = puts + " | " + refused + " | " + heads;
       puts = 0;

@@ -42,7 +42,7 @@ class ExplicitSchemaTest {
             Map.entry("name", "VARCHAR"),
             Map.entry("flag", "BOOLEAN"),
             Map.entry("loc", "VARCHAR"),
-            Map.entry("extra", "DECIMAL(38,9)"),
+            Map.entry("extra", "DOUBLE"),
             Map.entry("_overflow", "VARCHAR"));
   }
 

@@ -91,6 +91,11 @@ public final class FaultyStore implements ObjectStore {
     return delegate.metadata(key, deadline);
   }
 
+  @Override
+  public Optional<byte[]> read(String key, Deadline deadline) throws UploadException {
+    return delegate.read(key, deadline);
+  }
+
   /** Keys written, in order, including writes of invocations that then failed. */
   public List<String> written() {
     synchronized (written) {

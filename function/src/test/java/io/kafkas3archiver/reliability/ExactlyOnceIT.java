@@ -157,6 +157,11 @@ class ExactlyOnceIT {
       return delegate.metadata(key, deadline);
     }
 
+    @Override
+    public Optional<byte[]> read(String key, Deadline deadline) throws UploadException {
+      return delegate.read(key, deadline);
+    }
+
     private void crashIfDue() {
       if (writesLeft.getAndDecrement() <= 0) {
         throw new IllegalStateException("injected: the invocation timed out");
