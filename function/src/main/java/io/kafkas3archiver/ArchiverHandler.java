@@ -8,6 +8,7 @@ import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.decode.BadEventException;
 import io.kafkas3archiver.decode.EventDecoder;
 import io.kafkas3archiver.decode.Invocation;
+import io.kafkas3archiver.encode.Format;
 import io.kafkas3archiver.preflight.Preflight;
 import io.kafkas3archiver.preflight.PreflightReport;
 import io.kafkas3archiver.report.BatchOutcome;
@@ -113,7 +114,8 @@ public final class ArchiverHandler implements RequestStreamHandler {
             System.out,
             config.title(),
             timeField,
-            timeField || !config.keyTemplate().recordFields().isEmpty());
+            timeField || !config.keyTemplate().recordFields().isEmpty(),
+            config.format() == Format.CSV || config.format() == Format.PARQUET);
     this.priming = new Priming(config, decoder, wiring.store(), clock);
   }
 

@@ -193,6 +193,7 @@ public final class Pipeline implements BatchArchiver {
             }
           }
           tally.written += encoded.result().rowsWritten();
+          tally.overflowed += encoded.result().valuesOverflowed();
           tally.tombstones += encoded.result().tombstonesSkipped();
           tally.errored += encoded.rejected().size();
           tally.rejected.addAll(encoded.rejected());
@@ -464,6 +465,7 @@ public final class Pipeline implements BatchArchiver {
     private int failedRetries;
     private int deferred;
     private int timeFallbacks;
+    private int overflowed;
     private long earliest = Long.MAX_VALUE;
     private final List<WrittenObject> objects = new ArrayList<>();
     private final List<RejectedRecord> rejected = new ArrayList<>();
@@ -500,7 +502,8 @@ public final class Pipeline implements BatchArchiver {
           failedRetries,
           rejected,
           deferred,
-          timeFallbacks);
+          timeFallbacks,
+          overflowed);
     }
   }
 

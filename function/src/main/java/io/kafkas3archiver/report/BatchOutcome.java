@@ -66,6 +66,10 @@ public record BatchOutcome(
     return sum(TopicOutcome::recordsErrored);
   }
 
+  public int valuesOverflowed() {
+    return sum(TopicOutcome::valuesOverflowed);
+  }
+
   public int tombstonesSkipped() {
     return sum(TopicOutcome::tombstonesSkipped);
   }
