@@ -1,7 +1,6 @@
 package io.kafkas3archiver.encode;
 
 import io.kafkas3archiver.encode.TabularBatch.Field;
-import io.kafkas3archiver.encode.TabularBatch.Kind;
 import io.kafkas3archiver.encode.TabularBatch.Row;
 import io.kafkas3archiver.schema.ColumnType;
 import io.kafkas3archiver.schema.TopicSchema;
@@ -78,9 +77,7 @@ final class ColumnPlan {
     List<Column> columns = new ArrayList<>();
     if (declared != null) {
       List<TopicSchema.Addition> fields = new ArrayList<>();
-      declared
-          .fields()
-          .forEach((f, kind) -> fields.add(new TopicSchema.Addition(f, declaredType(kind))));
+      declared.fields().forEach((f, type) -> fields.add(new TopicSchema.Addition(f, type)));
       List<String> reserved = new ArrayList<>(metadata);
       reserved.add(OVERFLOW);
       for (TopicSchema.Column c : TopicSchema.empty("").plus(fields, reserved).columns()) {
@@ -101,15 +98,6 @@ final class ColumnPlan {
       of(TopicSchema.empty(""), declared, metadata).columns().forEach(c -> reserved.add(c.name()));
     }
     return reserved;
-  }
-
-  static ColumnType declaredType(Kind kind) {
-    return switch (kind) {
-      case NUMBER -> ColumnType.DECIMAL;
-      case BOOLEAN -> ColumnType.BOOLEAN;
-      case NESTED -> ColumnType.JSON;
-      case NULL, STRING -> ColumnType.STRING;
-    };
   }
 
   /** Per-field tallies of a new field while planning. */
@@ -174,7 +162,7 @@ final class ColumnPlan {
   static List<TopicSchema.Addition> additions(
       TabularBatch batch, TopicSchema schema, ExplicitSchema declared) {
     Map<String, TopicSchema.Column> existing = schema.byField();
-    Map<String, Kind> fixed = declared == null ? Map.of() : declared.fields();
+    Map<String, ColumnType> fixed = declared == null ? Map.of() : declared.fields();
     Map<String, Tally> tallies = new LinkedHashMap<>();
     for (Row row : batch.rows()) {
       if (row.fields() == null) {

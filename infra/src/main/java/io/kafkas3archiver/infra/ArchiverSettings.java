@@ -443,7 +443,8 @@ public record ArchiverSettings(
   }
 
   /** The column types PARQUET_SCHEMA may declare (the function's ExplicitSchema). */
-  static final List<String> PARQUET_TYPES = List.of("number", "boolean", "string", "json");
+  static final List<String> PARQUET_TYPES =
+      List.of("bigint", "double", "number", "boolean", "string", "json");
 
   public ArchiverSettings {
     if (createBucket && bucketRegion.isPresent()) {
