@@ -1,10 +1,10 @@
 package io.kafkas3archiver.encode;
 
 import io.kafkas3archiver.decode.KafkaRecord;
+import io.kafkas3archiver.remote.Deadline;
+import io.kafkas3archiver.remote.UploadException;
 import io.kafkas3archiver.schema.SchemaCatalog;
 import io.kafkas3archiver.schema.SchemaSource;
-import io.kafkas3archiver.upload.Deadline;
-import io.kafkas3archiver.upload.UploadException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.kafkas3archiver.schema;
 
-import io.kafkas3archiver.upload.Deadline;
-import io.kafkas3archiver.upload.UploadException;
+import io.kafkas3archiver.remote.Deadline;
+import io.kafkas3archiver.remote.UploadException;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -30,7 +30,7 @@ public interface SchemaSource {
 
   /**
    * A source held in this JVM only: versions grow as batches add fields, and are lost at exit. For
-   * tests and for priming; the function persists its schemas ({@link PersistedSchemas}).
+   * tests and for priming; the function persists its schemas ({@code upload.PersistedSchemas}).
    */
   static SchemaSource inMemory() {
     return new SchemaSource() {

@@ -1,5 +1,7 @@
 package io.kafkas3archiver.upload;
 
+import io.kafkas3archiver.remote.ErrorType;
+import io.kafkas3archiver.remote.UploadException;
 import java.net.SocketTimeoutException;
 import java.util.Optional;
 import java.util.function.UnaryOperator;

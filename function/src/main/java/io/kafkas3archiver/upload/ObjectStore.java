@@ -1,5 +1,7 @@
 package io.kafkas3archiver.upload;
 
+import io.kafkas3archiver.remote.Deadline;
+import io.kafkas3archiver.remote.UploadException;
 import java.util.Map;
 import java.util.Optional;
 

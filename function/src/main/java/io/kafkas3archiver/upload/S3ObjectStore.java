@@ -1,6 +1,9 @@
 package io.kafkas3archiver.upload;
 
 import io.kafkas3archiver.config.ArchiverConfig;
+import io.kafkas3archiver.remote.Deadline;
+import io.kafkas3archiver.remote.ErrorType;
+import io.kafkas3archiver.remote.UploadException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;

@@ -1,9 +1,9 @@
 package io.kafkas3archiver.esm;
 
-import io.kafkas3archiver.upload.Deadline;
-import io.kafkas3archiver.upload.ErrorType;
+import io.kafkas3archiver.remote.Deadline;
+import io.kafkas3archiver.remote.ErrorType;
+import io.kafkas3archiver.remote.UploadException;
 import io.kafkas3archiver.upload.ObjectStore;
-import io.kafkas3archiver.upload.UploadException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kafkas3archiver.ArchiverHandler;
 import io.kafkas3archiver.config.ArchiverConfig;
+import io.kafkas3archiver.remote.Deadline;
 import io.kafkas3archiver.testing.DuckDb;
 import io.kafkas3archiver.testing.LocalContext;
-import io.kafkas3archiver.upload.Deadline;
 import io.kafkas3archiver.upload.ObjectStore;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;

@@ -116,8 +116,8 @@ public final class ColdStart {
 
     @Override
     public PutResult put(
-        String key, byte[] body, String contentType, io.kafkas3archiver.upload.Deadline deadline)
-        throws io.kafkas3archiver.upload.UploadException {
+        String key, byte[] body, String contentType, io.kafkas3archiver.remote.Deadline deadline)
+        throws io.kafkas3archiver.remote.UploadException {
       if (delegate == null) {
         delegate = store(config, client);
       }

@@ -1,4 +1,4 @@
-package io.kafkas3archiver.upload;
+package io.kafkas3archiver.remote;
 
 import java.time.Clock;
 

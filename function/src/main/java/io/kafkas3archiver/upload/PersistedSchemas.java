@@ -1,10 +1,11 @@
-package io.kafkas3archiver.schema;
+package io.kafkas3archiver.upload;
 
 import io.kafkas3archiver.group.ObjectKeyTemplate;
-import io.kafkas3archiver.upload.Deadline;
-import io.kafkas3archiver.upload.ErrorType;
-import io.kafkas3archiver.upload.ObjectStore;
-import io.kafkas3archiver.upload.UploadException;
+import io.kafkas3archiver.remote.Deadline;
+import io.kafkas3archiver.remote.ErrorType;
+import io.kafkas3archiver.remote.UploadException;
+import io.kafkas3archiver.schema.SchemaSource;
+import io.kafkas3archiver.schema.TopicSchema;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
