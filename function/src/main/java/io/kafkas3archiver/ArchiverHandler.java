@@ -8,8 +8,10 @@ import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.decode.BadEventException;
 import io.kafkas3archiver.decode.EventDecoder;
 import io.kafkas3archiver.decode.Invocation;
+import io.kafkas3archiver.encode.Format;
 import io.kafkas3archiver.preflight.Preflight;
 import io.kafkas3archiver.preflight.PreflightReport;
+import io.kafkas3archiver.remote.Deadline;
 import io.kafkas3archiver.report.BatchOutcome;
 import io.kafkas3archiver.report.EmfMetrics;
 import io.kafkas3archiver.report.InvocationLog;
@@ -18,7 +20,6 @@ import io.kafkas3archiver.table.MaintenanceReport;
 import io.kafkas3archiver.table.TableWriterProvider;
 import io.kafkas3archiver.table.TableWriters;
 import io.kafkas3archiver.upload.CredentialsSource;
-import io.kafkas3archiver.upload.Deadline;
 import io.kafkas3archiver.upload.ObjectStore;
 import io.kafkas3archiver.upload.S3ObjectStore;
 import io.kafkas3archiver.upload.SchemaRegistryClients;
@@ -113,7 +114,8 @@ public final class ArchiverHandler implements RequestStreamHandler {
             System.out,
             config.title(),
             timeField,
-            timeField || !config.keyTemplate().recordFields().isEmpty());
+            timeField || !config.keyTemplate().recordFields().isEmpty(),
+            config.format() == Format.CSV || config.format() == Format.PARQUET);
     this.priming = new Priming(config, decoder, wiring.store(), clock);
   }
 

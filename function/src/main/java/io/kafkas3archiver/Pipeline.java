@@ -15,13 +15,15 @@ import io.kafkas3archiver.group.Grouper;
 import io.kafkas3archiver.group.ObjectGroup;
 import io.kafkas3archiver.group.ObjectKeyTemplate;
 import io.kafkas3archiver.group.RecordPartitioner;
+import io.kafkas3archiver.remote.Deadline;
+import io.kafkas3archiver.remote.UploadException;
 import io.kafkas3archiver.report.BatchOutcome;
 import io.kafkas3archiver.report.TopicOutcome;
 import io.kafkas3archiver.report.WrittenObject;
 import io.kafkas3archiver.schema.SchemaCatalog;
 import io.kafkas3archiver.table.BatchArchiver;
-import io.kafkas3archiver.upload.Deadline;
 import io.kafkas3archiver.upload.ObjectStore;
+import io.kafkas3archiver.upload.PersistedSchemas;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -72,7 +74,8 @@ public final class Pipeline implements BatchArchiver {
             config.compression(),
             config.includeKafkaMetadata(),
             config.parquetSchema(),
-            schemas);
+            schemas,
+            new PersistedSchemas(store, config.keyPrefix()));
     if (!config.format().compressesItself()) {
       config.compression().prime(); // Parquet's encoder primes its own codec
     }
@@ -141,6 +144,7 @@ public final class Pipeline implements BatchArchiver {
     private int failedRetries;
     private int deferred;
     private int timeFallbacks;
+    private int overflowed;
     private long earliest = Long.MAX_VALUE;
     private final List<WrittenObject> objects = new ArrayList<>();
     private final List<RejectedRecord> rejected = new ArrayList<>();
@@ -169,8 +173,10 @@ public final class Pipeline implements BatchArchiver {
     }
 
     @Override
-    public void stored(int rows, int tombstonesSkipped, List<RejectedRecord> errors) {
+    public void stored(
+        int rows, int tombstonesSkipped, int valuesOverflowed, List<RejectedRecord> errors) {
       written += rows;
+      overflowed += valuesOverflowed;
       tombstones += tombstonesSkipped;
       errored += errors.size();
       rejected.addAll(errors);
@@ -206,7 +212,8 @@ public final class Pipeline implements BatchArchiver {
           failedRetries,
           rejected,
           deferred,
-          timeFallbacks);
+          timeFallbacks,
+          overflowed);
     }
   }
 
@@ -231,7 +238,7 @@ public final class Pipeline implements BatchArchiver {
   }
 
   /** The bodies of a group's objects; the chain writer names and writes them. */
-  private GroupEncoder.Bodies encode(ObjectGroup group) {
+  private GroupEncoder.Bodies encode(ObjectGroup group, Deadline deadline) throws UploadException {
     try {
       ByteArrayOutputStream buffer = new ByteArrayOutputStream(estimate(group));
       CountingOutputStream raw;
@@ -240,7 +247,7 @@ public final class Pipeline implements BatchArchiver {
       try (OutputStream compressed =
           config.format().compressesItself() ? buffer : config.compression().wrap(buffer)) {
         raw = new CountingOutputStream(compressed);
-        result = encoder.encode(group.records(), raw);
+        result = encoder.encode(group.topic(), group.records(), raw, deadline);
       }
       List<RejectedRecord> rejected = new ArrayList<>(group.rejected());
       rejected.addAll(result.rejected());

@@ -6,7 +6,7 @@ import io.kafkas3archiver.decode.Invocation;
 import io.kafkas3archiver.encode.Compression;
 import io.kafkas3archiver.encode.Encoder;
 import io.kafkas3archiver.encode.Format;
-import io.kafkas3archiver.upload.Deadline;
+import io.kafkas3archiver.remote.Deadline;
 import io.kafkas3archiver.upload.ObjectStore;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;

@@ -8,12 +8,12 @@ import io.kafkas3archiver.group.Hours;
 import io.kafkas3archiver.group.ObjectGroup;
 import io.kafkas3archiver.group.ObjectKeyTemplate;
 import io.kafkas3archiver.group.PartitionTime;
+import io.kafkas3archiver.remote.Deadline;
+import io.kafkas3archiver.remote.ErrorType;
+import io.kafkas3archiver.remote.UploadException;
 import io.kafkas3archiver.report.BatchOutcome;
 import io.kafkas3archiver.report.WrittenObject;
-import io.kafkas3archiver.upload.Deadline;
-import io.kafkas3archiver.upload.ErrorType;
 import io.kafkas3archiver.upload.ObjectStore;
-import io.kafkas3archiver.upload.UploadException;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -179,7 +179,7 @@ public final class ChainWriter {
         ObjectGroup piece = points.slice(group, start, folder, at, end);
         long storedLast;
         try {
-          GroupEncoder.Bodies bodies = encoder.encode(piece);
+          GroupEncoder.Bodies bodies = encoder.encode(piece, deadline);
           Kind holder = holder(piece, bodies);
           Claim claim = builder.claim().withErrorRows(bodies.errors().size());
           if (holder == Kind.ERROR) {
@@ -203,6 +203,7 @@ public final class ChainWriter {
             ledger.stored(
                 bodies.result().rowsWritten(),
                 bodies.result().tombstonesSkipped(),
+                bodies.result().valuesOverflowed(),
                 bodies.errors());
             storedLast = piece.last();
           } else {
@@ -215,7 +216,7 @@ public final class ChainWriter {
             if (companion != null && storedLast <= groupLast) {
               // The claim's writer may have stopped before the object beside it: this delivery
               // holds every record of the claim, so it can write that object, the same bytes, once.
-              GroupEncoder.Bodies again = encoder.encode(covered);
+              GroupEncoder.Bodies again = encoder.encode(covered, deadline);
               if (holds(companion, again)) {
                 WrittenObject beside = put(companion, covered, again, stored, deadline, ledger);
                 if (beside != null) {
@@ -339,7 +340,7 @@ public final class ChainWriter {
                 List.of(),
                 // The claim met is this group's key, so its record-variable values are the group's.
                 group.folderValues());
-        GroupEncoder.Bodies bodies = encoder.encode(empty);
+        GroupEncoder.Bodies bodies = encoder.encode(empty, deadline);
         WrittenObject data =
             putIfAbsent(
                 key(Kind.DATA, empty),
@@ -374,7 +375,12 @@ public final class ChainWriter {
     /** Records rejected without partition or offset: one error object, named by their content. */
     private void writeUnplaced(ObjectGroup group, Deadline deadline, Ledger ledger)
         throws ChainFailure {
-      GroupEncoder.Bodies bodies = encoder.encode(group);
+      GroupEncoder.Bodies bodies;
+      try {
+        bodies = encoder.encode(group, deadline);
+      } catch (UploadException e) {
+        throw new ChainFailure(group.start(), group.recordCount(), e);
+      }
       try {
         if (bodies.errorLines() != null) {
           String key = keys.errorKey(group, group.jobId(format));
@@ -397,7 +403,7 @@ public final class ChainWriter {
       } catch (UploadException e) {
         throw new ChainFailure(group.start(), group.recordCount(), e);
       }
-      ledger.stored(0, 0, bodies.errors());
+      ledger.stored(0, 0, 0, bodies.errors());
     }
 
     /** The put's object, or null when the key existed and nothing was written. */

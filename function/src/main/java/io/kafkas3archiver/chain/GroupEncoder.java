@@ -3,6 +3,8 @@ package io.kafkas3archiver.chain;
 import io.kafkas3archiver.decode.RejectedRecord;
 import io.kafkas3archiver.encode.EncodeResult;
 import io.kafkas3archiver.group.ObjectGroup;
+import io.kafkas3archiver.remote.Deadline;
+import io.kafkas3archiver.remote.UploadException;
 import java.util.List;
 
 /** Encodes and compresses a group's records; the chain writer names and writes the bodies. */
@@ -22,5 +24,6 @@ public interface GroupEncoder {
       String dataContentType,
       byte[] errorLines) {}
 
-  Bodies encode(ObjectGroup group);
+  /** May read or write the topic's schema versions (csv, parquet), within {@code deadline}. */
+  Bodies encode(ObjectGroup group, Deadline deadline) throws UploadException;
 }

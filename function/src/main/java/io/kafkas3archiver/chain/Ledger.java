@@ -10,7 +10,7 @@ public interface Ledger {
   void written(WrittenObject object);
 
   /** Records this invocation stored: data rows, skipped tombstones, error rows. */
-  void stored(int rows, int tombstones, List<RejectedRecord> errors);
+  void stored(int rows, int tombstones, int overflowed, List<RejectedRecord> errors);
 
   /** Records found in objects an earlier delivery wrote. */
   void alreadyArchived(int records);

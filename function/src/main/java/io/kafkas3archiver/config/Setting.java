@@ -177,9 +177,9 @@ public enum Setting {
       Type.STRING,
       null,
       "unset = inferred",
-      "a JSON object from field name to number, boolean, string or json; needs"
+      "a JSON object from field name to bigint, double, number, boolean, string or json; needs"
           + " `OUTPUT_FORMAT=parquet`",
-      "Declared Parquet column types (e.g. `{\"id\":\"number\"}`), in every object and first; a record that does not match goes to"
+      "Declared Parquet column types (e.g. `{\"id\":\"bigint\"}`), in every object and first; a record that does not match goes to"
           + " the error object. See [object layout](object-layout.md)."),
   SCHEMA_REGISTRY_URI(
       Type.STRING,

@@ -1,42 +1,39 @@
 package io.kafkas3archiver.encode;
 
 import io.kafkas3archiver.encode.TabularBatch.Field;
-import io.kafkas3archiver.encode.TabularBatch.Kind;
 import io.kafkas3archiver.encode.TabularBatch.Row;
+import io.kafkas3archiver.schema.ColumnType;
+import io.kafkas3archiver.schema.TopicSchema;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 
 /**
- * Which top-level fields of a batch get a column of their own in csv and parquet, under which name.
- * Every other field goes, as received, into the one JSON-text column {@value #OVERFLOW}, so any
- * shape is kept in bounded memory and output that stays proportional to the input.
+ * The value columns of one csv or parquet object: the declared columns ({@code PARQUET_SCHEMA}),
+ * then every column of the topic's schema version ({@link TopicSchema}), in its order. Every other
+ * field, and every value that its column's type cannot hold exactly, goes, as received, into the
+ * one JSON-text column {@value #OVERFLOW}.
  *
- * <p>The rule (docs: object layout, "Columns"):
+ * <p>Which new fields a batch adds to the topic's schema (docs: object layout, "Columns"):
  *
  * <ul>
- *   <li>At most {@value #MAX_COLUMNS} value columns per object.
- *   <li>The empty cells of all value columns together may not exceed a quarter of the batch's value
+ *   <li>At most {@value #MAX_COLUMNS} value columns per topic.
+ *   <li>The empty cells of the new columns together may not exceed a quarter of the batch's value
  *       bytes: a field that is in few records costs an empty cell in all the others. Fields are
  *       considered from the most frequent down (ties: first seen); the first that does not fit, and
  *       every rarer one, goes to the overflow column. So 10,000 records that each carry a field
  *       name of their own keep their common fields as columns and their own names in {@value
  *       #OVERFLOW}.
- *   <li>Columns keep the fields' first-seen order.
- *   <li>Names are kept as written, except that readers (Athena, DuckDB, Spark) match names ignoring
- *       case: a name equal to a metadata column, to {@value #OVERFLOW}, or to an earlier column
- *       ignoring case gets {@code _2}, {@code _3}, ...; an empty name becomes {@code _}.
+ *   <li>A field that is null in every record of the batch gets no column yet: its type is unknown.
+ *   <li>New columns are appended in the fields' first-seen order.
+ *   <li>A new column's type is the one that holds the most of the batch's values exactly: BIGINT,
+ *       DOUBLE, BOOLEAN, or text (STRING, or JSON when objects and arrays outnumber strings); ties
+ *       go to that order, so integers are BIGINT unless the batch also holds fractions.
  * </ul>
- *
- * For parquet ({@code typed}), a column also has a type class, the most frequent kind among its
- * non-null values ({@link ParquetSchema}); a field that is null in every record gets no column.
  */
 final class ColumnPlan {
   static final int MAX_COLUMNS = 1_000;
@@ -48,8 +45,8 @@ final class ColumnPlan {
    */
   static final int EMPTY_CELLS_PER_VALUE_BYTE = 4;
 
-  /** A value column: its name in the file, the JSON field it holds, and (parquet) its kind. */
-  record Column(String name, String field, Kind kind) {}
+  /** A value column: its name in the file, the JSON field it holds, and its type. */
+  record Column(String name, String field, ColumnType type) {}
 
   private final List<Column> columns;
   private final Map<String, Integer> indexByField;
@@ -72,128 +69,186 @@ final class ColumnPlan {
     return i == null ? -1 : i;
   }
 
-  /** Per-field tallies while planning. */
+  /**
+   * The declared columns (named around {@code metadata} and the overflow, case ignored), then the
+   * schema version's.
+   */
+  static ColumnPlan of(TopicSchema schema, ExplicitSchema declared, Collection<String> metadata) {
+    List<Column> columns = new ArrayList<>();
+    if (declared != null) {
+      List<TopicSchema.Addition> fields = new ArrayList<>();
+      declared.fields().forEach((f, type) -> fields.add(new TopicSchema.Addition(f, type)));
+      List<String> reserved = new ArrayList<>(metadata);
+      reserved.add(OVERFLOW);
+      for (TopicSchema.Column c : TopicSchema.empty("").plus(fields, reserved).columns()) {
+        columns.add(new Column(c.name(), c.field(), c.type()));
+      }
+    }
+    for (TopicSchema.Column c : schema.columns()) {
+      columns.add(new Column(c.name(), c.field(), c.type()));
+    }
+    return new ColumnPlan(columns);
+  }
+
+  /** The names a schema column may not take: the metadata columns, the overflow, the declared. */
+  static List<String> reserved(Collection<String> metadata, ExplicitSchema declared) {
+    List<String> reserved = new ArrayList<>(metadata);
+    reserved.add(OVERFLOW);
+    if (declared != null) {
+      of(TopicSchema.empty(""), declared, metadata).columns().forEach(c -> reserved.add(c.name()));
+    }
+    return reserved;
+  }
+
+  /** Per-field tallies of a new field while planning. */
   private static final class Tally {
     final int firstSeen;
     int present;
-    final int[] kinds = new int[Kind.values().length];
+    int bigints;
+    int doubles;
+    int booleans;
+    int strings;
+    int nested;
 
     Tally(int firstSeen) {
       this.firstSeen = firstSeen;
     }
 
-    /** The most frequent non-null kind; strings and nested values share one text class. */
-    Kind kind() {
-      int text = kinds[Kind.STRING.ordinal()] + kinds[Kind.NESTED.ordinal()];
-      int number = kinds[Kind.NUMBER.ordinal()];
-      int bool = kinds[Kind.BOOLEAN.ordinal()];
-      if (text == 0 && number == 0 && bool == 0) {
-        return Kind.NULL;
+    void add(Field f) {
+      present++;
+      switch (f.kind()) {
+        case NULL -> {}
+        case BOOLEAN -> booleans++;
+        case STRING -> strings++;
+        case NESTED -> nested++;
+        case NUMBER -> {
+          if (ColumnType.fitsBigint(f.text())) {
+            bigints++;
+            // An integer within 2^53 is exact as a double too.
+            if (Math.abs(Long.parseLong(f.text())) <= (1L << 53)) {
+              doubles++;
+            }
+          } else if (ColumnType.exactDouble(f.text()) != null) {
+            doubles++;
+          }
+        }
       }
-      if (number >= text && number >= bool) {
-        return Kind.NUMBER;
+    }
+
+    /** The type holding most values; null when every value is null (or no number fits). */
+    ColumnType type() {
+      int text = strings + nested;
+      int best = Math.max(Math.max(bigints, doubles), Math.max(booleans, text));
+      if (best == 0) {
+        return null;
       }
-      if (bool > text) {
-        return Kind.BOOLEAN;
+      if (bigints == best) {
+        return ColumnType.BIGINT;
       }
-      return Kind.STRING;
+      if (doubles == best) {
+        return ColumnType.DOUBLE;
+      }
+      if (booleans == best) {
+        return ColumnType.BOOLEAN;
+      }
+      return nested > strings ? ColumnType.JSON : ColumnType.STRING;
     }
   }
 
   /**
-   * Plans the columns of {@code batch}, whose names must not collide with {@code reserved} (the
-   * metadata columns). With {@code typed}, all-null fields get no column.
+   * The fields of {@code batch} that have no column in {@code schema} (nor a declared one) and that
+   * the rule above admits, with their types, in first-seen order.
    */
-  static ColumnPlan plan(TabularBatch batch, Collection<String> reserved, boolean typed) {
-    return plan(batch, reserved, typed, null);
-  }
-
-  /**
-   * As above; the fields {@code declared} by an explicit schema come first, in its order and with
-   * its kinds, whether or not the batch holds them, and count toward the cap.
-   */
-  static ColumnPlan plan(
-      TabularBatch batch, Collection<String> reserved, boolean typed, ExplicitSchema declared) {
+  static List<TopicSchema.Addition> additions(
+      TabularBatch batch, TopicSchema schema, ExplicitSchema declared) {
+    Map<String, TopicSchema.Column> existing = schema.byField();
+    Map<String, ColumnType> fixed = declared == null ? Map.of() : declared.fields();
     Map<String, Tally> tallies = new LinkedHashMap<>();
     for (Row row : batch.rows()) {
       if (row.fields() == null) {
         continue;
       }
       for (Field f : row.fields()) {
-        Tally t = tallies.computeIfAbsent(f.name(), n -> new Tally(tallies.size()));
-        t.present++;
-        t.kinds[f.kind().ordinal()]++;
+        if (existing.containsKey(f.name()) || fixed.containsKey(f.name())) {
+          continue;
+        }
+        tallies.computeIfAbsent(f.name(), n -> new Tally(tallies.size())).add(f);
       }
     }
-    List<Map.Entry<String, Tally>> byFrequency = new ArrayList<>(tallies.entrySet());
-    if (typed) {
-      byFrequency.removeIf(e -> e.getValue().kind() == Kind.NULL);
+    if (tallies.isEmpty()) {
+      return List.of();
     }
-    Map<String, Kind> fixed = declared == null ? Map.of() : declared.fields();
-    byFrequency.removeIf(e -> fixed.containsKey(e.getKey()));
+    List<Map.Entry<String, Tally>> byFrequency = new ArrayList<>(tallies.entrySet());
+    byFrequency.removeIf(e -> e.getValue().type() == null);
     byFrequency.sort(
         Comparator.comparingInt((Map.Entry<String, Tally> e) -> -e.getValue().present)
             .thenComparingInt(e -> e.getValue().firstSeen));
     long rows = batch.rows().size();
     long budget = batch.valueBytes() / EMPTY_CELLS_PER_VALUE_BYTE;
     long emptyCells = 0;
+    int room = MAX_COLUMNS - existing.size() - fixed.size();
     List<Map.Entry<String, Tally>> chosen = new ArrayList<>();
     for (Map.Entry<String, Tally> e : byFrequency) {
       long empty = rows - e.getValue().present;
-      if (fixed.size() + chosen.size() >= MAX_COLUMNS || emptyCells + empty > budget) {
+      if (chosen.size() >= room || emptyCells + empty > budget) {
         break;
       }
       emptyCells += empty;
       chosen.add(e);
     }
     chosen.sort(Comparator.comparingInt(e -> e.getValue().firstSeen));
-    Set<String> taken = new HashSet<>();
-    reserved.forEach(name -> taken.add(fold(name)));
-    taken.add(fold(OVERFLOW));
-    List<Column> columns = new ArrayList<>(fixed.size() + chosen.size());
-    fixed.forEach((field, kind) -> columns.add(new Column(uniqueName(field, taken), field, kind)));
+    List<TopicSchema.Addition> out = new ArrayList<>(chosen.size());
     for (Map.Entry<String, Tally> e : chosen) {
-      columns.add(
-          new Column(
-              uniqueName(e.getKey(), taken), e.getKey(), typed ? e.getValue().kind() : null));
+      out.add(new TopicSchema.Addition(e.getKey(), e.getValue().type()));
     }
-    return new ColumnPlan(columns);
+    return out;
+  }
+
+  /** Whether a value can be stored, exactly, in a column of {@code type}. */
+  static boolean fits(ColumnType type, Field value) {
+    return switch (value.kind()) {
+      case NULL -> true;
+      case BOOLEAN -> type == ColumnType.BOOLEAN;
+      case NUMBER ->
+          switch (type) {
+            case BIGINT -> ColumnType.fitsBigint(value.text());
+            case DOUBLE -> ColumnType.exactDouble(value.text()) != null;
+            case DECIMAL -> ParquetSchema.decimal(value.text()) != null;
+            case BOOLEAN, STRING, JSON -> false;
+          };
+      case STRING, NESTED -> type == ColumnType.STRING || type == ColumnType.JSON;
+    };
   }
 
   /**
    * Splits a row's fields into its cells (by column index, null where absent) and the fields that
-   * go to the overflow column. With {@code typed}, a value whose kind does not fit its column's
-   * goes to the overflow too ({@code fits}).
+   * go to the overflow column: those without a column, and those whose value the column's type
+   * cannot hold ({@link #fits}). Returns how many went there for their type.
    */
-  Field[] cells(
-      List<Field> fields, List<Field> overflow, java.util.function.Predicate<Field> fits) {
-    Field[] cells = new Field[columns.size()];
+  int cells(List<Field> fields, Field[] cells, List<Field> overflow) {
+    java.util.Arrays.fill(cells, null);
     if (fields == null) {
-      return cells;
+      return 0;
     }
+    int misfits = 0;
     for (Field f : fields) {
       int i = indexOf(f.name());
-      if (i >= 0 && (fits == null || fits.test(f))) {
+      if (i < 0) {
+        overflow.add(f);
+      } else if (fits(columns.get(i).type(), f)) {
         cells[i] = f;
-      } else if (i >= 0 && f.kind() == Kind.NULL) {
-        // A null is the column's null; it needs no overflow entry.
       } else {
         overflow.add(f);
+        misfits++;
       }
     }
+    return misfits;
+  }
+
+  /** As {@link #cells(List, Field[], List)}, into a new array. */
+  Field[] cells(List<Field> fields, List<Field> overflow) {
+    Field[] cells = new Field[columns.size()];
+    cells(fields, cells, overflow);
     return cells;
-  }
-
-  private static String uniqueName(String field, Set<String> taken) {
-    String base = field.isEmpty() ? "_" : field;
-    String name = base;
-    for (int n = 2; !taken.add(fold(name)); n++) {
-      name = base + "_" + n;
-    }
-    return name;
-  }
-
-  private static String fold(String name) {
-    return name.toLowerCase(Locale.ROOT);
   }
 }

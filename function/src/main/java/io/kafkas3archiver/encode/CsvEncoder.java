@@ -1,13 +1,16 @@
 package io.kafkas3archiver.encode;
 
 import io.kafkas3archiver.decode.KafkaRecord;
+import io.kafkas3archiver.remote.Deadline;
+import io.kafkas3archiver.remote.UploadException;
+import io.kafkas3archiver.schema.SchemaSource;
+import io.kafkas3archiver.schema.TopicSchema;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.OutputStreamWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Base64;
 import java.util.HashSet;
 import java.util.List;
@@ -17,11 +20,15 @@ import org.apache.commons.csv.CSVPrinter;
 
 /**
  * {@code csv} (RFC 4180): a header row, then one row per record. Each value must be a JSON object;
- * the columns are the batch's top-level fields in first-seen order, capped by {@link ColumnPlan}
- * (fields past the cap go into {@code _overflow} as one JSON object). Strings are written as is,
- * numbers exactly as received, nested values as compact JSON, null or missing fields as empty
- * cells. Anything else is rejected to the error object. With Kafka metadata, {@code kafka_*}
- * columns come first, and header names stay unique.
+ * anything else is rejected to the error object.
+ *
+ * <p>The columns never move, because Athena reads csv by position: with Kafka metadata, the {@code
+ * kafka_*} columns first (all of them, {@code kafka_key_base64} and {@code kafka_exact} included,
+ * empty where not needed); then {@code _overflow}; then every column of the topic's schema version
+ * ({@link TopicSchema}), in its order, so a new column is always appended at the end. Strings are
+ * written as is, numbers exactly as received, nested values as compact JSON, null or missing fields
+ * as empty cells. A field without a column, or whose value its column's type cannot hold (the same
+ * rule as parquet's), goes into {@code _overflow} as one JSON object.
  */
 public final class CsvEncoder implements Encoder {
   static final List<String> METADATA_COLUMNS =
@@ -32,127 +39,112 @@ public final class CsvEncoder implements Encoder {
           "kafka_timestamp",
           "kafka_timestamp_type",
           "kafka_key",
-          "kafka_headers");
-  private static final String KEY_BASE64_COLUMN = "kafka_key_base64";
+          "kafka_headers",
+          ParquetSchema.KEY_BASE64,
+          KafkaColumns.EXACT);
 
   private static final CSVFormat FORMAT =
       CSVFormat.RFC4180.builder().setRecordSeparator("\r\n").get();
 
   private final boolean includeKafkaMetadata;
+  private final SchemaSource schemas;
 
   CsvEncoder(boolean includeKafkaMetadata) {
+    this(includeKafkaMetadata, SchemaSource.inMemory());
+  }
+
+  CsvEncoder(boolean includeKafkaMetadata, SchemaSource schemas) {
     this.includeKafkaMetadata = includeKafkaMetadata;
+    this.schemas = schemas;
   }
 
   @Override
   public EncodeResult encode(List<KafkaRecord> records, OutputStream out) throws IOException {
+    try {
+      return encode(Encoder.topicOf(records), records, out, Deadline.UNBOUNDED);
+    } catch (UploadException e) {
+      throw new IOException(e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public EncodeResult encode(
+      String topic, List<KafkaRecord> records, OutputStream out, Deadline deadline)
+      throws IOException, UploadException {
     TabularBatch batch = TabularBatch.read(records, "csv", includeKafkaMetadata);
-    if (batch.rows().isEmpty()) {
-      return new EncodeResult(0, batch.tombstonesSkipped(), batch.rejected());
-    }
-    boolean binaryKeys = batch.binaryKeys();
-    List<String> metadata = new ArrayList<>();
+    List<String> reserved = ColumnPlan.reserved(ParquetSchema.METADATA, null);
+    TopicSchema version =
+        schemas.schemaFor(
+            topic, ColumnPlan.additions(batch, schemas.known(topic), null), reserved, deadline);
+    ColumnPlan plan = ColumnPlan.of(version, null, ParquetSchema.METADATA);
+    List<String> header = new ArrayList<>();
     if (includeKafkaMetadata) {
-      metadata.addAll(METADATA_COLUMNS);
-      if (binaryKeys) {
-        metadata.add(KEY_BASE64_COLUMN);
-      }
+      header.addAll(METADATA_COLUMNS);
     }
-    List<String> reserved = new ArrayList<>(METADATA_COLUMNS);
-    reserved.add(KEY_BASE64_COLUMN);
-    reserved.add(KafkaColumns.EXACT);
-    ColumnPlan plan = ColumnPlan.plan(batch, reserved, false);
-    boolean overflow = false;
-    for (TabularBatch.Row row : batch.rows()) {
-      if (row.fields() != null) {
-        for (TabularBatch.Field f : row.fields()) {
-          if (plan.indexOf(f.name()) < 0) {
-            overflow = true;
-            break;
-          }
-        }
-      }
-      if (overflow) {
-        break;
-      }
-    }
-    List<String> header = new ArrayList<>(metadata);
+    header.add(ColumnPlan.OVERFLOW);
     plan.columns().forEach(c -> header.add(c.name()));
-    if (overflow) {
-      header.add(ColumnPlan.OVERFLOW);
-    }
-    String[] exact = includeKafkaMetadata ? exactCells(batch, plan, overflow) : null;
-    boolean exactColumn = exact != null && Arrays.stream(exact).anyMatch(e -> e != null);
-    if (exactColumn) {
-      header.add(includeKafkaMetadata ? metadata.size() : 0, KafkaColumns.EXACT);
-    }
     BufferedWriter writer =
         new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), 64 * 1024);
     CSVPrinter printer = new CSVPrinter(writer, FORMAT);
     printer.printRecord(header);
     List<Object> cells = new ArrayList<>(header.size());
     List<TabularBatch.Field> rest = new ArrayList<>();
-    int rowIndex = 0;
+    TabularBatch.Field[] fields = new TabularBatch.Field[plan.columns().size()];
+    List<TabularValue.Cell> exactCells = new ArrayList<>();
+    Set<String> nulls = new HashSet<>();
+    Set<String> strings = new HashSet<>();
+    int misfits = 0;
     for (TabularBatch.Row row : batch.rows()) {
       cells.clear();
       rest.clear();
+      misfits += plan.cells(row.fields(), fields, rest);
+      String overflow = rest.isEmpty() ? null : TabularBatch.objectText(rest);
       if (includeKafkaMetadata) {
-        addMetadata(cells, row.record(), binaryKeys);
+        addMetadata(cells, row.record());
+        cells.add(exactCell(row.record(), plan, fields, overflow, exactCells, nulls, strings));
       }
-      if (exactColumn) {
-        cells.add(exact[rowIndex]);
-      }
-      rowIndex++;
-      for (TabularBatch.Field f : plan.cells(row.fields(), rest, null)) {
+      cells.add(overflow);
+      for (TabularBatch.Field f : fields) {
         cells.add(f == null ? null : f.text());
-      }
-      if (overflow) {
-        cells.add(rest.isEmpty() ? null : TabularBatch.objectText(rest));
       }
       printer.printRecord(cells);
     }
     printer.flush();
     writer.flush();
-    return new EncodeResult(batch.rows().size(), batch.tombstonesSkipped(), batch.rejected());
+    return new EncodeResult(
+        batch.rows().size(), batch.tombstonesSkipped(), batch.rejected(), misfits);
   }
 
   /**
-   * Per row, what the restore could not rebuild from the row's cells ({@link TabularValue}): a csv
-   * reader sees every value cell as text, the overflow column as JSON.
+   * What the restore could not rebuild from the row's cells ({@link TabularValue}), in the file's
+   * order: a csv reader sees every value cell as text, the overflow column as JSON.
    */
-  private static String[] exactCells(TabularBatch batch, ColumnPlan plan, boolean overflow) {
-    String[] exact = new String[batch.rows().size()];
-    List<TabularBatch.Field> rest = new ArrayList<>();
-    List<TabularValue.Cell> cells = new ArrayList<>();
-    Set<String> nulls = new HashSet<>();
-    Set<String> strings = new HashSet<>();
-    for (int i = 0; i < exact.length; i++) {
-      TabularBatch.Row row = batch.rows().get(i);
-      rest.clear();
-      cells.clear();
-      nulls.clear();
-      strings.clear();
-      TabularBatch.Field[] fields = plan.cells(row.fields(), rest, null);
-      for (int c = 0; c < fields.length; c++) {
-        TabularBatch.Field f = fields[c];
-        String name = plan.columns().get(c).name();
-        cells.add(new TabularValue.Cell(name, f == null ? null : f.text(), false));
-        if (f != null && f.kind() == TabularBatch.Kind.NULL) {
-          nulls.add(name);
-        } else if (f != null && f.kind() == TabularBatch.Kind.STRING) {
-          strings.add(name);
-        }
+  private static String exactCell(
+      KafkaRecord record,
+      ColumnPlan plan,
+      TabularBatch.Field[] fields,
+      String overflow,
+      List<TabularValue.Cell> cells,
+      Set<String> nulls,
+      Set<String> strings) {
+    cells.clear();
+    nulls.clear();
+    strings.clear();
+    cells.add(new TabularValue.Cell(ColumnPlan.OVERFLOW, overflow, true));
+    for (int c = 0; c < fields.length; c++) {
+      TabularBatch.Field f = fields[c];
+      String name = plan.columns().get(c).name();
+      cells.add(new TabularValue.Cell(name, f == null ? null : f.text(), false));
+      if (f != null && f.kind() == TabularBatch.Kind.NULL) {
+        nulls.add(name);
+      } else if (f != null && f.kind() == TabularBatch.Kind.STRING) {
+        strings.add(name);
       }
-      if (overflow && !rest.isEmpty()) {
-        cells.add(new TabularValue.Cell(ColumnPlan.OVERFLOW, TabularBatch.objectText(rest), true));
-      }
-      exact[i] = TabularValue.exactCell(row.record(), cells, nulls, strings, true);
     }
-    return exact;
+    return TabularValue.exactCell(record, cells, nulls, strings, true);
   }
 
-  private static void addMetadata(List<Object> cells, KafkaRecord r, boolean binaryKeys)
-      throws IOException {
+  private static void addMetadata(List<Object> cells, KafkaRecord r) throws IOException {
     cells.add(r.topic());
     cells.add(r.partition());
     cells.add(r.offset());
@@ -161,8 +153,6 @@ public final class CsvEncoder implements Encoder {
     boolean textKey = r.key() != null && Utf8.isValid(r.key());
     cells.add(textKey ? new String(r.key(), StandardCharsets.UTF_8) : null);
     cells.add(Json.headersText(r));
-    if (binaryKeys) {
-      cells.add(r.key() != null && !textKey ? Base64.getEncoder().encodeToString(r.key()) : null);
-    }
+    cells.add(r.key() != null && !textKey ? Base64.getEncoder().encodeToString(r.key()) : null);
   }
 }

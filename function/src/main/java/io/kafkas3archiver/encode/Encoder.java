@@ -1,7 +1,10 @@
 package io.kafkas3archiver.encode;
 
 import io.kafkas3archiver.decode.KafkaRecord;
+import io.kafkas3archiver.remote.Deadline;
+import io.kafkas3archiver.remote.UploadException;
 import io.kafkas3archiver.schema.SchemaCatalog;
+import io.kafkas3archiver.schema.SchemaSource;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.List;
@@ -14,6 +17,22 @@ import java.util.Optional;
 public sealed interface Encoder permits JsonEncoder, CsvEncoder, ParquetEncoder {
 
   EncodeResult encode(List<KafkaRecord> records, OutputStream out) throws IOException;
+
+  /**
+   * As above, for a group of {@code topic} (which may hold no records): csv and parquet take their
+   * columns from the topic's schema, which a batch with new fields extends, and persists, before
+   * {@code deadline}.
+   */
+  default EncodeResult encode(
+      String topic, List<KafkaRecord> records, OutputStream out, Deadline deadline)
+      throws IOException, UploadException {
+    return encode(records, out);
+  }
+
+  /** The topic of a group's records; empty for an empty group. */
+  static String topicOf(List<KafkaRecord> records) {
+    return records.isEmpty() ? "" : records.get(0).topic();
+  }
 
   /** An encoder for a text format, or for Parquet without compression. */
   static Encoder forFormat(Format format, boolean includeKafkaMetadata) {
@@ -48,13 +67,30 @@ public sealed interface Encoder permits JsonEncoder, CsvEncoder, ParquetEncoder 
       boolean includeKafkaMetadata,
       Optional<ExplicitSchema> parquetSchema,
       SchemaCatalog registry) {
+    return forFormat(
+        format,
+        compression,
+        includeKafkaMetadata,
+        parquetSchema,
+        registry,
+        SchemaSource.inMemory());
+  }
+
+  /** As above, with the source of each topic's schema (csv and parquet). */
+  static Encoder forFormat(
+      Format format,
+      Compression compression,
+      boolean includeKafkaMetadata,
+      Optional<ExplicitSchema> parquetSchema,
+      SchemaCatalog registry,
+      SchemaSource schemas) {
     return switch (format) {
       case JSON -> new JsonEncoder(true, includeKafkaMetadata);
       case NDJSON -> new JsonEncoder(false, includeKafkaMetadata);
-      case CSV -> new CsvEncoder(includeKafkaMetadata);
+      case CSV -> new CsvEncoder(includeKafkaMetadata, schemas);
       case PARQUET ->
           new ParquetEncoder(
-              compression, includeKafkaMetadata, parquetSchema.orElse(null), registry);
+              compression, includeKafkaMetadata, parquetSchema.orElse(null), registry, schemas);
       case ICEBERG ->
           throw new UnsupportedOperationException(
               "OUTPUT_FORMAT=iceberg is written by the table writer, not by an object encoder");

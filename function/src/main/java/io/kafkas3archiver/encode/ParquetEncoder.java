@@ -5,9 +5,13 @@ import io.kafkas3archiver.decode.RejectedRecord;
 import io.kafkas3archiver.decode.SchemaMetadata;
 import io.kafkas3archiver.encode.TabularBatch.Field;
 import io.kafkas3archiver.encode.TabularBatch.Row;
+import io.kafkas3archiver.remote.Deadline;
+import io.kafkas3archiver.remote.UploadException;
 import io.kafkas3archiver.schema.FieldType;
 import io.kafkas3archiver.schema.RegistrySchema;
 import io.kafkas3archiver.schema.SchemaCatalog;
+import io.kafkas3archiver.schema.SchemaSource;
+import io.kafkas3archiver.schema.TopicSchema;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -49,9 +53,10 @@ public final class ParquetEncoder implements Encoder {
   private final boolean includeKafkaMetadata;
   private final ExplicitSchema declared;
   private final SchemaCatalog registry;
+  private final SchemaSource schemas;
 
   ParquetEncoder(Compression compression, boolean includeKafkaMetadata) {
-    this(compression, includeKafkaMetadata, null, SchemaCatalog.none());
+    this(compression, includeKafkaMetadata, null, SchemaCatalog.none(), SchemaSource.inMemory());
   }
 
   /**
@@ -62,11 +67,13 @@ public final class ParquetEncoder implements Encoder {
       Compression compression,
       boolean includeKafkaMetadata,
       ExplicitSchema declared,
-      SchemaCatalog registry) {
+      SchemaCatalog registry,
+      SchemaSource schemas) {
     this.compression = compression;
     this.includeKafkaMetadata = includeKafkaMetadata;
     this.declared = declared;
     this.registry = registry;
+    this.schemas = schemas;
     prime();
   }
 
@@ -82,14 +89,43 @@ public final class ParquetEncoder implements Encoder {
             .getBytes(StandardCharsets.UTF_8);
     KafkaRecord record = new KafkaRecord("prime", 0, 0, 0, "CREATE_TIME", null, value, List.of());
     try {
-      encode(List.of(record), OutputStream.nullOutputStream());
+      // Its own schema source: priming must not persist a schema for a topic that does not exist.
+      encode(
+          SchemaSource.inMemory(),
+          "prime",
+          List.of(record),
+          OutputStream.nullOutputStream(),
+          Deadline.UNBOUNDED);
     } catch (IOException e) {
       throw new UncheckedIOException("could not write a Parquet file with " + compression, e);
+    } catch (UploadException e) {
+      throw new IllegalStateException("an in-memory schema makes no request", e);
     }
   }
 
   @Override
   public EncodeResult encode(List<KafkaRecord> records, OutputStream out) throws IOException {
+    try {
+      return encode(Encoder.topicOf(records), records, out, Deadline.UNBOUNDED);
+    } catch (UploadException e) {
+      throw new IOException(e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public EncodeResult encode(
+      String topic, List<KafkaRecord> records, OutputStream out, Deadline deadline)
+      throws IOException, UploadException {
+    return encode(schemas, topic, records, out, deadline);
+  }
+
+  private EncodeResult encode(
+      SchemaSource schemas,
+      String topic,
+      List<KafkaRecord> records,
+      OutputStream out,
+      Deadline deadline)
+      throws IOException, UploadException {
     TabularBatch batch = TabularBatch.read(records, "parquet", includeKafkaMetadata);
     boolean schemaIds = false;
     for (KafkaRecord r : records) {
@@ -104,13 +140,20 @@ public final class ParquetEncoder implements Encoder {
     }
     // With no rows this still writes a valid, zero-row file: an object that claims a range of
     // offsets must be readable by every Parquet reader (DuckDB refuses a zero-byte .parquet).
-    ColumnPlan plan = ColumnPlan.plan(batch, ParquetSchema.METADATA, true, declared);
+    List<String> reserved = ColumnPlan.reserved(ParquetSchema.METADATA, declared);
+    TopicSchema version =
+        schemas.schemaFor(
+            topic, ColumnPlan.additions(batch, schemas.known(topic), declared), reserved, deadline);
+    ColumnPlan plan = ColumnPlan.of(version, declared, ParquetSchema.METADATA);
     Map<Row, String> exact = includeKafkaMetadata ? exactCells(batch, plan) : Map.of();
+    // With metadata, the key and exact columns are in every object, needed or not, so that every
+    // object of a version has the same columns.
     ParquetSchema schema =
-        new ParquetSchema(
-            includeKafkaMetadata, batch.binaryKeys(), schemaIds, plan, null, !exact.isEmpty());
-    write(schema, batch.rows(), exact, out);
-    return new EncodeResult(batch.rows().size(), batch.tombstonesSkipped(), batch.rejected());
+        new ParquetSchema(includeKafkaMetadata, includeKafkaMetadata, schemaIds, plan, null, true);
+    RowWriteSupport support = new RowWriteSupport(schema, exact);
+    write(support, batch.rows(), out);
+    return new EncodeResult(
+        batch.rows().size(), batch.tombstonesSkipped(), batch.rejected(), support.misfits);
   }
 
   /**
@@ -151,11 +194,10 @@ public final class ParquetEncoder implements Encoder {
         rejected.add(RejectedRecord.of(row.record(), e.getMessage()));
       }
     }
-    ColumnPlan none =
-        ColumnPlan.plan(TabularBatch.read(List.of(), "parquet", false), List.of(), true);
+    ColumnPlan none = ColumnPlan.of(TopicSchema.empty(""), null, List.of());
     ParquetSchema schema =
         new ParquetSchema(includeKafkaMetadata, batch.binaryKeys(), true, none, typed);
-    write(schema, rows, Map.of(), out);
+    write(new RowWriteSupport(schema, Map.of()), rows, out);
     return new EncodeResult(rows.size(), batch.tombstonesSkipped(), rejected);
   }
 
@@ -176,11 +218,7 @@ public final class ParquetEncoder implements Encoder {
       cells.clear();
       nulls.clear();
       strings.clear();
-      Field[] fields =
-          plan.cells(
-              row.fields(),
-              rest,
-              f -> ParquetSchema.fits(columns.get(plan.indexOf(f.name())).kind(), f));
+      Field[] fields = plan.cells(row.fields(), rest);
       for (int c = 0; c < fields.length; c++) {
         Field f = fields[c];
         String name = columns.get(c).name();
@@ -194,13 +232,18 @@ public final class ParquetEncoder implements Encoder {
         if (f.kind() == TabularBatch.Kind.STRING) {
           strings.add(name);
         }
+        // As a Parquet reader prints the stored value, which is what the restore rebuilds from.
         cells.add(
-            switch (columns.get(c).kind()) {
-              case NUMBER ->
+            switch (columns.get(c).type()) {
+              case BIGINT ->
+                  new TabularValue.Cell(name, Long.toString(Long.parseLong(f.text())), true);
+              case DOUBLE ->
+                  new TabularValue.Cell(name, Double.toString(Double.parseDouble(f.text())), true);
+              case DECIMAL ->
                   new TabularValue.Cell(
                       name, TabularValue.decimalText(new java.math.BigDecimal(f.text())), true);
               case BOOLEAN -> new TabularValue.Cell(name, f.text(), true);
-              case NULL, STRING, NESTED -> new TabularValue.Cell(name, f.text(), false);
+              case STRING, JSON -> new TabularValue.Cell(name, f.text(), false);
             });
       }
       if (!rest.isEmpty()) {
@@ -214,10 +257,9 @@ public final class ParquetEncoder implements Encoder {
     return exact;
   }
 
-  private void write(ParquetSchema schema, List<Row> rows, Map<Row, String> exact, OutputStream out)
-      throws IOException {
+  private void write(RowWriteSupport support, List<Row> rows, OutputStream out) throws IOException {
     try (ParquetWriter<Row> writer =
-        new Builder(new StreamOutputFile(out), new RowWriteSupport(schema, exact))
+        new Builder(new StreamOutputFile(out), support)
             .withConf(new PlainParquetConfiguration())
             .withCodecFactory(ParquetCodecs.INSTANCE)
             .withCompressionCodec(codec(compression))
@@ -294,7 +336,11 @@ public final class ParquetEncoder implements Encoder {
     private final ParquetSchema schema;
     private final Map<Row, String> exact;
     private final List<Field> overflow = new ArrayList<>();
+    private Field[] cells;
     private RecordConsumer consumer;
+
+    /** Values that went to the overflow column because their column's type cannot hold them. */
+    int misfits;
 
     RowWriteSupport(ParquetSchema schema, Map<Row, String> exact) {
       this.schema = schema;
@@ -346,24 +392,21 @@ public final class ParquetEncoder implements Encoder {
       }
       List<ColumnPlan.Column> columns = schema.plan().columns();
       overflow.clear();
-      Field[] cells =
-          schema
-              .plan()
-              .cells(
-                  row.fields(),
-                  overflow,
-                  f -> ParquetSchema.fits(columns.get(schema.plan().indexOf(f.name())).kind(), f));
+      if (cells == null) {
+        cells = new Field[columns.size()];
+      }
+      misfits += schema.plan().cells(row.fields(), cells, overflow);
       for (int c = 0; c < cells.length; c++) {
         Field value = cells[c];
         if (value != null && value.kind() != TabularBatch.Kind.NULL) {
           String name = columns.get(c).name();
           consumer.startField(name, index);
-          switch (columns.get(c).kind()) {
-            case BOOLEAN ->
-                consumer.addBoolean(
-                    value.kind() == TabularBatch.Kind.BOOLEAN && value.text().equals("true"));
-            case NUMBER -> consumer.addBinary(ParquetSchema.decimal(value.text()));
-            case NULL, STRING, NESTED -> consumer.addBinary(Binary.fromString(value.text()));
+          switch (columns.get(c).type()) {
+            case BIGINT -> consumer.addLong(Long.parseLong(value.text()));
+            case DOUBLE -> consumer.addDouble(Double.parseDouble(value.text()));
+            case BOOLEAN -> consumer.addBoolean(value.text().equals("true"));
+            case DECIMAL -> consumer.addBinary(ParquetSchema.decimal(value.text()));
+            case STRING, JSON -> consumer.addBinary(Binary.fromString(value.text()));
           }
           consumer.endField(name, index);
         }

@@ -8,8 +8,6 @@ import static io.kafkas3archiver.encode.KafkaColumns.TIMESTAMP;
 import static io.kafkas3archiver.encode.KafkaColumns.TIMESTAMP_TYPE;
 import static io.kafkas3archiver.encode.KafkaColumns.TOPIC;
 
-import io.kafkas3archiver.encode.TabularBatch.Field;
-import io.kafkas3archiver.encode.TabularBatch.Kind;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -22,24 +20,18 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.Types;
 
 /**
- * The Parquet schema of one object. Types are fixed per JSON kind, never by the values of one
- * batch, so every object of a topic has the same type for a field, and one table schema (the union
- * of the objects' columns) reads them all (docs: object layout, "Parquet types"):
+ * The Parquet schema of one object: the metadata columns, then the value columns of the topic's
+ * schema version ({@link ColumnPlan}), each with its {@link io.kafkas3archiver.schema.ColumnType}
+ * (docs: object layout, "Parquet types"):
  *
  * <ul>
- *   <li>number: {@code DECIMAL(38,9)}, whether it was sent as {@code 10}, {@code 10.5} or {@code
- *       1.0e5}: exact for any integer of up to 29 digits (64-bit ids included) and any decimal of
- *       up to 9 fractional digits;
- *   <li>boolean: {@code BOOLEAN};
- *   <li>string, object, array: {@code STRING} (UTF-8), nested values as compact JSON text.
+ *   <li>{@code bigint}: INT64; {@code double}: DOUBLE; {@code boolean}: BOOLEAN;
+ *   <li>{@code string} and {@code json}: STRING (UTF-8), nested values as compact JSON text;
+ *   <li>a declared {@code number}: {@code DECIMAL(38,9)}.
  * </ul>
  *
- * A column takes the most frequent kind among its field's values ({@link ColumnPlan}). A value that
- * does not fit its column (another kind, or a number beyond {@code DECIMAL(38,9)}, such as {@code
- * 1e-12} or a 30-digit integer) is never rounded: it goes, exact, into the {@code _overflow} JSON
- * column, which every object has, with the fields past the column cap. Strings stay strings: an
- * ISO-8601 text is not turned into a timestamp, because the next batch may hold a string that is
- * not one.
+ * A value that its column cannot hold exactly goes, exact, into the {@code _overflow} JSON column,
+ * which every object has.
  */
 final class ParquetSchema {
   static final String KEY_BASE64 = "kafka_key_base64";
@@ -140,16 +132,6 @@ final class ParquetSchema {
     return messageType;
   }
 
-  /** Whether a value can be stored in the column of kind {@code column}. */
-  static boolean fits(Kind column, Field value) {
-    return switch (value.kind()) {
-      case NULL -> true;
-      case BOOLEAN -> column == Kind.BOOLEAN;
-      case NUMBER -> column == Kind.NUMBER && decimal(value.text()) != null;
-      case STRING, NESTED -> column == Kind.STRING || column == Kind.NESTED;
-    };
-  }
-
   /**
    * A JSON number as the 16-byte big-endian unscaled value of a {@code DECIMAL(38,9)}, or null when
    * it cannot be held exactly.
@@ -216,18 +198,10 @@ final class ParquetSchema {
   List<String> athenaColumns() {
     List<String> ddl = new ArrayList<>();
     for (ColumnPlan.Column c : plan.columns()) {
-      ddl.add("`" + c.name() + "` " + athenaType(c.kind()));
+      ddl.add("`" + c.name() + "` " + c.type().athenaType());
     }
     ddl.add("`" + ColumnPlan.OVERFLOW + "` string");
     return ddl;
-  }
-
-  static String athenaType(Kind kind) {
-    return switch (kind) {
-      case NUMBER -> "decimal(" + DECIMAL_PRECISION + "," + DECIMAL_SCALE + ")";
-      case BOOLEAN -> "boolean";
-      case NULL, STRING, NESTED -> "string";
-    };
   }
 
   private MessageType buildMessageType() {
@@ -265,14 +239,16 @@ final class ParquetSchema {
       typed.addTo(b);
     }
     for (ColumnPlan.Column c : plan.columns()) {
-      switch (c.kind()) {
+      switch (c.type()) {
+        case BIGINT -> b.optional(PrimitiveTypeName.INT64).named(c.name());
+        case DOUBLE -> b.optional(PrimitiveTypeName.DOUBLE).named(c.name());
         case BOOLEAN -> b.optional(PrimitiveTypeName.BOOLEAN).named(c.name());
-        case NUMBER ->
+        case DECIMAL ->
             b.optional(PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY)
                 .length(DECIMAL_BYTES)
                 .as(LogicalTypeAnnotation.decimalType(DECIMAL_SCALE, DECIMAL_PRECISION))
                 .named(c.name());
-        case NULL, STRING, NESTED ->
+        case STRING, JSON ->
             b.optional(PrimitiveTypeName.BINARY)
                 .as(LogicalTypeAnnotation.stringType())
                 .named(c.name());

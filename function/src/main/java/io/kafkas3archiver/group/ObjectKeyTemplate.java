@@ -300,7 +300,7 @@ public final class ObjectKeyTemplate {
    * Escapes a substituted value: anything outside S3's safe characters is percent-encoded, and so
    * are the dots of "." and "..", so a value can never form a path segment that climbs out.
    */
-  static String escape(String value) {
+  public static String escape(String value) {
     if (value.equals(".") || value.equals("..")) {
       return value.replace(".", "%2E");
     }

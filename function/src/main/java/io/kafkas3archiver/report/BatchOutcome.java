@@ -1,6 +1,6 @@
 package io.kafkas3archiver.report;
 
-import io.kafkas3archiver.upload.UploadException;
+import io.kafkas3archiver.remote.UploadException;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -64,6 +64,10 @@ public record BatchOutcome(
 
   public int recordsErrored() {
     return sum(TopicOutcome::recordsErrored);
+  }
+
+  public int valuesOverflowed() {
+    return sum(TopicOutcome::valuesOverflowed);
   }
 
   public int tombstonesSkipped() {

@@ -70,25 +70,38 @@ public final class EmfMetrics {
    */
   public static final String RECORDS_DEFERRED = "RecordsDeferred";
 
+  /**
+   * Values of written csv or parquet rows that went, exact, to {@code _overflow} because their
+   * column's type cannot hold them. Sent only for csv and parquet, zeros included.
+   */
+  public static final String VALUES_OVERFLOWED = "ValuesOverflowed";
+
   private static final JsonFactory FACTORY = new JsonFactory();
   private final PrintStream out;
   private final String title;
   private final boolean timeField;
   private final boolean partitioned;
+  private final boolean tabular;
 
   public EmfMetrics(PrintStream out, String title) {
     this(out, title, false, false);
+  }
+
+  public EmfMetrics(PrintStream out, String title, boolean timeField, boolean partitioned) {
+    this(out, title, timeField, partitioned, false);
   }
 
   /**
    * {@code timeField}: add TimeFallbacks; {@code partitioned}: add RecordsDeferred. Each is sent in
    * every document once configured, zeros included, so its alarm never sees missing data.
    */
-  public EmfMetrics(PrintStream out, String title, boolean timeField, boolean partitioned) {
+  public EmfMetrics(
+      PrintStream out, String title, boolean timeField, boolean partitioned, boolean tabular) {
     this.out = out;
     this.title = title;
     this.timeField = timeField;
     this.partitioned = partitioned;
+    this.tabular = tabular;
   }
 
   /**
@@ -117,12 +130,17 @@ public final class EmfMetrics {
   }
 
   private List<String> extras() {
-    if (timeField && partitioned) {
-      return List.of(TIME_FALLBACKS, RECORDS_DEFERRED);
+    List<String> extras = new ArrayList<>(3);
+    if (timeField) {
+      extras.add(TIME_FALLBACKS);
     }
-    return timeField
-        ? List.of(TIME_FALLBACKS)
-        : partitioned ? List.of(RECORDS_DEFERRED) : List.of();
+    if (partitioned) {
+      extras.add(RECORDS_DEFERRED);
+    }
+    if (tabular) {
+      extras.add(VALUES_OVERFLOWED);
+    }
+    return extras;
   }
 
   private String latencyDocument(String topic, List<Long> latencies, long nowMillis) {
@@ -240,6 +258,9 @@ public final class EmfMetrics {
       }
       if (partitioned) {
         g.writeNumberField(RECORDS_DEFERRED, t.recordsDeferred());
+      }
+      if (tabular) {
+        g.writeNumberField(VALUES_OVERFLOWED, t.valuesOverflowed());
       }
       g.writeEndObject();
     } catch (IOException e) {

@@ -85,6 +85,11 @@ public final class InvocationLog {
           if (o.timeFallbacks() > 0) {
             g.writeNumberField("timeFallbacks", o.timeFallbacks());
           }
+          if (o.valuesOverflowed() > 0) {
+            // csv/parquet: values kept exact in _overflow because their column's type cannot
+            // hold them (a string where numbers were, a fraction in a bigint column).
+            g.writeNumberField("valuesOverflowed", o.valuesOverflowed());
+          }
           g.writeNumberField("objectsWritten", o.objects().size());
           g.writeNumberField(
               "bytesBeforeCompression",

@@ -11,7 +11,8 @@ import java.util.List;
  * earlier delivery of the same offsets wrote, so nothing was written. {@code rejected} are the
  * records written to error objects, for the DEBUG log lines. {@code timeFallbacks} counts records
  * placed by their Kafka timestamp because their time field was missing or unreadable ({@code
- * PARTITION_TIME=field}).
+ * PARTITION_TIME=field}). {@code valuesOverflowed} counts values of written csv or parquet rows
+ * that went, exact, to the {@code _overflow} column because their column's type cannot hold them.
  */
 public record TopicOutcome(
     String topic,
@@ -26,11 +27,44 @@ public record TopicOutcome(
     int failedUploadRetries,
     List<RejectedRecord> rejected,
     int recordsDeferred,
-    int timeFallbacks) {
+    int timeFallbacks,
+    int valuesOverflowed) {
 
   public TopicOutcome {
     objects = List.copyOf(objects);
     rejected = List.copyOf(rejected);
+  }
+
+  /** For formats without columns (json, ndjson, iceberg): no value overflows a column. */
+  public TopicOutcome(
+      String topic,
+      int recordsIn,
+      int recordsWritten,
+      int recordsErrored,
+      int tombstonesSkipped,
+      int recordsFailed,
+      int recordsAlreadyArchived,
+      long earliestTimestamp,
+      List<WrittenObject> objects,
+      int failedUploadRetries,
+      List<RejectedRecord> rejected,
+      int recordsDeferred,
+      int timeFallbacks) {
+    this(
+        topic,
+        recordsIn,
+        recordsWritten,
+        recordsErrored,
+        tombstonesSkipped,
+        recordsFailed,
+        recordsAlreadyArchived,
+        earliestTimestamp,
+        objects,
+        failedUploadRetries,
+        rejected,
+        recordsDeferred,
+        timeFallbacks,
+        0);
   }
 
   /**

@@ -2,8 +2,8 @@ package io.kafkas3archiver.table;
 
 import io.kafkas3archiver.config.ConfigException;
 import io.kafkas3archiver.decode.Invocation.KafkaBatch;
+import io.kafkas3archiver.remote.Deadline;
 import io.kafkas3archiver.report.BatchOutcome;
-import io.kafkas3archiver.upload.Deadline;
 
 /**
  * Archives one decoded batch and says what happened to every record. The pipeline puts objects; a

@@ -1,5 +1,6 @@
 package io.kafkas3archiver.upload;
 
+import io.kafkas3archiver.remote.ErrorType;
 import io.kafkas3archiver.upload.ErrorClassifier.Operation;
 import java.util.function.UnaryOperator;
 import software.amazon.awssdk.utils.http.SdkHttpUtils;

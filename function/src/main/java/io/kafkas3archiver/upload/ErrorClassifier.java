@@ -1,5 +1,7 @@
 package io.kafkas3archiver.upload;
 
+import io.kafkas3archiver.remote.ErrorType;
+import io.kafkas3archiver.remote.UploadException;
 import java.net.SocketTimeoutException;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
@@ -22,6 +24,7 @@ public final class ErrorClassifier {
   public enum Operation {
     PUT_OBJECT("s3:PutObject", "writing"),
     HEAD_OBJECT("s3:GetObject", "reading a stored object's offset range"),
+    GET_OBJECT("s3:GetObject", "reading a topic's stored schema"),
     HEAD_BUCKET("s3:ListBucket", "checking the bucket"),
     GET_BUCKET_LOCATION("s3:GetBucketLocation", "reading the bucket's region"),
     DELETE_OBJECT("s3:DeleteObject", "deleting");

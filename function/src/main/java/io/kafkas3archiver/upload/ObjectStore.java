@@ -1,5 +1,7 @@
 package io.kafkas3archiver.upload;
 
+import io.kafkas3archiver.remote.Deadline;
+import io.kafkas3archiver.remote.UploadException;
 import java.util.Map;
 import java.util.Optional;
 
@@ -22,6 +24,14 @@ public interface ObjectStore {
 
   /** The user metadata of the object at {@code key}, or empty when there is none. */
   Optional<Map<String, String>> metadata(String key, Deadline deadline) throws UploadException;
+
+  /**
+   * The body of the object at {@code key}, or empty when there is none. The default, for test
+   * doubles that keep no bodies, finds none.
+   */
+  default Optional<byte[]> read(String key, Deadline deadline) throws UploadException {
+    return Optional.empty();
+  }
 
   /**
    * Warms the client's code paths (SnapStart priming) without writing anything. The default does

@@ -1,6 +1,9 @@
 package io.kafkas3archiver.upload;
 
 import io.kafkas3archiver.config.ArchiverConfig;
+import io.kafkas3archiver.remote.Deadline;
+import io.kafkas3archiver.remote.ErrorType;
+import io.kafkas3archiver.remote.UploadException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
@@ -163,11 +166,46 @@ public final class S3ObjectStore implements ObjectStore {
   /**
    * The user-metadata name of the CRC32C a conditional put records beside its claim (base64 of the
    * four big-endian bytes, as S3 writes {@code x-amz-checksum-crc32c}); the audit's {@code
-   * --verify-checksums} compares it with the stored bytes (docs/audit.md). It takes 20 bytes of
-   * S3's 2 KB (S3 counts names without {@code x-amz-meta-}), inside the 44 bytes the claim's budget
-   * keeps by counting that prefix on each of its four names.
+   * --verify-checksums} compares it with the stored bytes (docs/audit.md). The claim's budget keeps
+   * room for it ({@code Claim.CHECKSUM_ROOM}).
    */
   public static final String CHECKSUM_METADATA = "kafka-crc32c";
+
+  @Override
+  public Optional<byte[]> read(String key, Deadline deadline) throws UploadException {
+    for (int attempt = 1; ; attempt++) {
+      long budget = deadline.remainingMillis() - SAFETY_MARGIN_MILLIS;
+      if (budget <= 0) {
+        throw classifier.deadlineReached(key, attempt - 1);
+      }
+      try {
+        var body =
+            s3.getObjectAsBytes(
+                b ->
+                    b.bucket(config.bucketName())
+                        .key(key)
+                        .overrideConfiguration(
+                            o ->
+                                o.apiCallTimeout(
+                                    Duration.ofMillis(Math.min(budget, MAX_ATTEMPT_MILLIS)))));
+        return Optional.of(body.asByteArrayUnsafe());
+      } catch (NoSuchKeyException e) {
+        return Optional.empty();
+      } catch (SdkException e) {
+        if (e instanceof S3Exception s && s.statusCode() == 404) {
+          return Optional.empty();
+        }
+        UploadException failure =
+            classifier.classify(ErrorClassifier.Operation.GET_OBJECT, e, key, attempt);
+        long backoff = backoff(attempt);
+        boolean timeLeft = deadline.remainingMillis() - SAFETY_MARGIN_MILLIS > backoff + 500;
+        if (!failure.type().retryable() || attempt >= MAX_ATTEMPTS || !timeLeft) {
+          throw failure;
+        }
+        sleep(backoff);
+      }
+    }
+  }
 
   private PutResult write(
       String key, byte[] body, String contentType, Map<String, String> claim, Deadline deadline)

@@ -2,14 +2,14 @@ package io.kafkas3archiver.bench;
 
 import io.kafkas3archiver.ArchiverHandler;
 import io.kafkas3archiver.config.ArchiverConfig;
+import io.kafkas3archiver.remote.Deadline;
+import io.kafkas3archiver.remote.UploadException;
 import io.kafkas3archiver.testing.KafkaEvents;
 import io.kafkas3archiver.testing.KafkaEvents.Rec;
 import io.kafkas3archiver.testing.LocalContext;
 import io.kafkas3archiver.testing.S3ProxyServer;
-import io.kafkas3archiver.upload.Deadline;
 import io.kafkas3archiver.upload.ObjectStore;
 import io.kafkas3archiver.upload.S3ObjectStore;
-import io.kafkas3archiver.upload.UploadException;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -70,6 +70,11 @@ final class Requests {
         throws UploadException {
       heads++;
       return delegate.metadata(key, deadline);
+    }
+
+    @Override
+    public Optional<byte[]> read(String key, Deadline deadline) throws UploadException {
+      return delegate.read(key, deadline);
     }
 
     String take() {

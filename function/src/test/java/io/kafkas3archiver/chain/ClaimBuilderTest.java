@@ -36,7 +36,7 @@ class ClaimBuilderTest {
                 "BUCKET_NAME", "claims",
                 "AWS_REGION", "us-east-1",
                 "PARTITION_TIME", time.name().toLowerCase()));
-    return new ChainWriter(config, g -> null, new MemoryStore());
+    return new ChainWriter(config, (g, d) -> null, new MemoryStore());
   }
 
   private static List<ObjectGroup> groups(PartitionTime time, List<KafkaRecord> records) {

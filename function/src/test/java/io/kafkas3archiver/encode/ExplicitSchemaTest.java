@@ -42,7 +42,7 @@ class ExplicitSchemaTest {
             Map.entry("name", "VARCHAR"),
             Map.entry("flag", "BOOLEAN"),
             Map.entry("loc", "VARCHAR"),
-            Map.entry("extra", "DECIMAL(38,9)"),
+            Map.entry("extra", "DOUBLE"),
             Map.entry("_overflow", "VARCHAR"));
   }
 
@@ -80,12 +80,54 @@ class ExplicitSchemaTest {
   }
 
   @Test
+  void shouldWriteDeclaredBigintAndDoubleAsNaturalTypesAndRejectWhatTheyCannotHold()
+      throws IOException {
+    EncodeResult[] result = new EncodeResult[1];
+    Path file =
+        write(
+            "{\"n\":\"bigint\",\"temp\":\"double\"}",
+            result,
+            "{\"n\":9223372036854775807,\"temp\":43.72154389814236}",
+            "{\"n\":-3,\"temp\":10}",
+            "{\"n\":10.5,\"temp\":1.0}",
+            "{\"n\":9223372036854775808}",
+            "{\"temp\":0.1000000000000000000001}",
+            "{\"temp\":\"hot\"}");
+
+    assertThat(types(file))
+        .containsExactly(
+            Map.entry("n", "BIGINT"),
+            Map.entry("temp", "DOUBLE"),
+            Map.entry("_overflow", "VARCHAR"));
+    assertThat(result[0].rowsWritten()).isEqualTo(2);
+    // the reasons name the field and the types, never the value
+    assertThat(result[0].rejected())
+        .extracting(r -> r.offset() + ": " + r.reason())
+        .containsExactly(
+            "2: field 'n' is a number that is not an integer of 64 bits, but PARQUET_SCHEMA"
+                + " declares it bigint",
+            "3: field 'n' is a number that is not an integer of 64 bits, but PARQUET_SCHEMA"
+                + " declares it bigint",
+            "4: field 'temp' is a number that no double holds exactly, but PARQUET_SCHEMA declares"
+                + " it double",
+            "5: field 'temp' is a string, but PARQUET_SCHEMA declares it double");
+    try (DuckDb duck = new DuckDb()) {
+      assertThat(
+              duck.query(
+                  "SELECT n, temp, _overflow FROM read_parquet(" + DuckDb.literal(file) + ")"))
+          .extracting(r -> r.get("n") + " " + r.get("temp") + " " + r.get("_overflow"))
+          .containsExactly("9223372036854775807 43.72154389814236 null", "-3 10.0 null");
+    }
+  }
+
+  @Test
   void shouldRejectABadSchemaAtColdStartNamingTheVariableAndTheLegalValues() {
     assertThatThrownBy(() -> config("parquet", "{\"id\":\"integer\"}"))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("PARQUET_SCHEMA='{\"id\":\"integer\"}'")
         .hasMessageContaining("unknown type 'integer'")
-        .hasMessageContaining("\"number\", \"boolean\", \"string\" or \"json\"");
+        .hasMessageContaining(
+            "\"bigint\", \"double\", \"number\", \"boolean\", \"string\" or \"json\"");
     assertThatThrownBy(() -> config("parquet", "[1]"))
         .hasMessageContaining("PARQUET_SCHEMA")
         .hasMessageContaining("not a JSON object");
@@ -108,6 +150,10 @@ class ExplicitSchemaTest {
   }
 
   private Path write(EncodeResult[] result, String... values) throws IOException {
+    return write(SCHEMA, result, values);
+  }
+
+  private Path write(String schema, EncodeResult[] result, String... values) throws IOException {
     List<KafkaRecord> records = new ArrayList<>();
     for (int i = 0; i < values.length; i++) {
       records.add(
@@ -127,7 +173,7 @@ class ExplicitSchemaTest {
                 Format.PARQUET,
                 Compression.SNAPPY,
                 false,
-                Optional.of(ExplicitSchema.parse(SCHEMA)))
+                Optional.of(ExplicitSchema.parse(schema)))
             .encode(records, out);
     Path file = Files.createTempFile(dir, "batch", ".parquet");
     Files.write(file, out.toByteArray());

@@ -50,28 +50,44 @@ class ParquetEncoderTest {
 
     assertThat(rows(file))
         .containsExactly(
-            row("a", dec("1"), "b", "x", "_overflow", null),
-            row("a", dec("2"), "b", null, "_overflow", null));
+            row("a", 1L, "b", "x", "_overflow", null), row("a", 2L, "b", null, "_overflow", null));
     assertThat(schema(file, "b", "repetition_type")).isEqualTo("OPTIONAL");
   }
 
   @Test
-  void shouldStoreEveryNumberAsOneExactDecimalTypeWhateverItsText() throws IOException {
+  void shouldTypeNumbersDoubleWhenTheBatchThatFirstHoldsThemHasFractions() throws IOException {
     Path file =
         write(
             values("{\"n\": 1}", "{\"n\": 1.5}", "{\"n\": -3}", "{\"n\": 1.0e5}", "{\"n\": 1e-9}"));
 
-    assertThat(types(file)).containsEntry("n", "DECIMAL(38,9)");
-    assertThat(column(file, "n"))
-        .containsExactly(dec("1"), dec("1.5"), dec("-3"), dec("100000"), dec("0.000000001"));
+    assertThat(types(file)).containsEntry("n", "DOUBLE");
+    assertThat(column(file, "n")).containsExactly(1.0, 1.5, -3.0, 100000.0, 1e-9);
+  }
+
+  @Test
+  void shouldTypeIntegersBigint() throws IOException {
+    Path file = write(values("{\"n\": 1}", "{\"n\": -3}", "{\"n\": 9223372036854775807}"));
+
+    assertThat(types(file)).containsEntry("n", "BIGINT");
+    assertThat(column(file, "n")).containsExactly(1L, -3L, Long.MAX_VALUE);
+  }
+
+  @Test
+  void shouldKeepDoublesAsJavaAndJavaScriptPrintThem() throws IOException {
+    Path file =
+        write(values("{\"t\": 43.72154389814236}", "{\"t\": 0.1}", "{\"t\": 0.30000000000000004}"));
+
+    assertThat(types(file)).containsEntry("t", "DOUBLE");
+    assertThat(column(file, "t")).containsExactly(43.72154389814236, 0.1, 0.30000000000000004);
+    assertThat(column(file, "_overflow")).containsOnlyNulls();
   }
 
   @Test
   void shouldSendAValueOfAnotherKindThanItsColumnToTheOverflowColumnAsJson() throws IOException {
     Path file = write(values("{\"n\": 1}", "{\"n\": 1.5}", "{\"n\": \"1\"}", "{\"n\": [2]}"));
 
-    assertThat(types(file)).containsEntry("n", "DECIMAL(38,9)");
-    assertThat(column(file, "n")).containsExactly(dec("1"), dec("1.5"), null, null);
+    assertThat(types(file)).containsEntry("n", "DOUBLE");
+    assertThat(column(file, "n")).containsExactly(1.0, 1.5, null, null);
     assertThat(column(file, "_overflow"))
         .containsExactly(null, null, "{\"n\":\"1\"}", "{\"n\":[2]}");
   }
@@ -85,16 +101,19 @@ class ParquetEncoderTest {
                 "{\"i\": -1, \"big\": 18446744073709551616, \"unsafe\": 0.5}"));
 
     assertThat(types(file))
-        .containsEntry("i", "DECIMAL(38,9)")
-        .containsEntry("big", "DECIMAL(38,9)")
-        .containsEntry("unsafe", "DECIMAL(38,9)");
-    assertThat(column(file, "i")).containsExactly(dec("9223372036854775807"), dec("-1"));
-    assertThat(column(file, "big")).containsExactly(dec("1"), dec("18446744073709551616"));
-    assertThat(column(file, "unsafe")).containsExactly(dec("9007199254740993"), dec("0.5"));
+        .containsEntry("i", "BIGINT")
+        .containsEntry("big", "BIGINT")
+        .containsEntry("unsafe", "BIGINT");
+    assertThat(column(file, "i")).containsExactly(9223372036854775807L, -1L);
+    assertThat(column(file, "big")).containsExactly(1L, null);
+    assertThat(column(file, "unsafe")).containsExactly(9007199254740993L, null);
+    assertThat(column(file, "_overflow"))
+        .as("beyond int64, and a fraction in a bigint column, kept exactly as sent")
+        .containsExactly(null, "{\"big\":18446744073709551616,\"unsafe\":0.5}");
   }
 
   @Test
-  void shouldSendNumbersBeyondDecimal38_9ToTheOverflowColumnExactlyAsSent() throws IOException {
+  void shouldSendNumbersNoDoubleHoldsExactlyToTheOverflowColumnAsSent() throws IOException {
     Path file =
         write(
             values(
@@ -104,16 +123,14 @@ class ParquetEncoderTest {
                 "{\"x\": -1E+400}",
                 "{\"x\": 99999999999999999999999999999.999999999}"));
 
-    assertThat(column(file, "x"))
-        .containsExactly(
-            dec("1"), null, null, null, dec("99999999999999999999999999999.999999999"));
+    assertThat(column(file, "x")).containsExactly(1.0, null, 1e-12, null, null);
     assertThat(column(file, "_overflow"))
         .containsExactly(
             null,
             "{\"x\":123456789012345678901234567890}",
-            "{\"x\":1e-12}",
+            null,
             "{\"x\":-1E+400}",
-            null);
+            "{\"x\":99999999999999999999999999999.999999999}");
   }
 
   @Test
@@ -164,9 +181,9 @@ class ParquetEncoderTest {
 
     assertThat(types(file))
         .hasSize(501)
-        .containsEntry("f0", "DECIMAL(38,9)")
-        .containsEntry("f499", "DECIMAL(38,9)");
-    assertThat(rows(file).get(1)).containsEntry("f499", dec("499")).hasSize(501);
+        .containsEntry("f0", "BIGINT")
+        .containsEntry("f499", "BIGINT");
+    assertThat(rows(file).get(1)).containsEntry("f499", 499L).hasSize(501);
   }
 
   @Test
@@ -185,7 +202,7 @@ class ParquetEncoderTest {
                 "SELECT \"a.b\" + \"1st\" AS s, \"名前\" AS n FROM read_parquet("
                     + DuckDb.literal(file)
                     + ")"))
-        .containsExactly(row("s", dec("5"), "n", "x"));
+        .containsExactly(row("s", 5L, "n", "x"));
   }
 
   @Test
@@ -201,8 +218,8 @@ class ParquetEncoderTest {
     assertThat(rows(file))
         .extracting(r -> r.get("Speed"), r -> r.get("speed_2"), r -> r.get("SPEED_3"))
         .containsExactly(
-            org.assertj.core.groups.Tuple.tuple(dec("1"), dec("2"), null),
-            org.assertj.core.groups.Tuple.tuple(null, null, dec("3")));
+            org.assertj.core.groups.Tuple.tuple(1L, 2L, null),
+            org.assertj.core.groups.Tuple.tuple(null, null, 3L));
     assertThat(column(file, "speed_2_2")).containsExactly(null, "taken");
   }
 
@@ -265,6 +282,7 @@ class ParquetEncoderTest {
             "kafka_timestamp_type",
             "kafka_key",
             "kafka_headers",
+            "kafka_key_base64",
             "kafka_exact",
             "_overflow");
     assertThat(column(file, "kafka_offset")).containsExactly(0L, 1L);
@@ -330,7 +348,7 @@ class ParquetEncoderTest {
             Map.entry("kafka_headers", "VARCHAR"),
             Map.entry("kafka_key_base64", "VARCHAR"),
             Map.entry("kafka_exact", "VARCHAR"),
-            Map.entry("speed", "DECIMAL(38,9)"),
+            Map.entry("speed", "BIGINT"),
             Map.entry("kafka_offset_2", "VARCHAR"),
             Map.entry("_overflow", "VARCHAR"));
     List<Map<String, Object>> rows = rows(file);
@@ -341,7 +359,7 @@ class ParquetEncoderTest {
         .containsEntry("kafka_key", "KA-01")
         .containsEntry("kafka_headers", "[{\"name\":\"source\",\"value\":\"gw-7\"}]")
         .containsEntry("kafka_key_base64", null)
-        .containsEntry("speed", dec("1"))
+        .containsEntry("speed", 1L)
         .containsEntry("kafka_offset_2", "mine");
     assertThat(((OffsetDateTime) rows.get(0).get("kafka_timestamp")).toInstant())
         .isEqualTo(Instant.ofEpochMilli(1783955045123L));
@@ -472,10 +490,6 @@ class ParquetEncoderTest {
         .map(r -> (String) r.get("v"))
         .findFirst()
         .orElseThrow();
-  }
-
-  private static java.math.BigDecimal dec(String text) {
-    return new java.math.BigDecimal(text).setScale(ParquetSchema.DECIMAL_SCALE);
   }
 
   private static Map<String, Object> row(Object... keysAndValues) {

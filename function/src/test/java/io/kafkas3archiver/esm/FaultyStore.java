@@ -1,9 +1,9 @@
 package io.kafkas3archiver.esm;
 
-import io.kafkas3archiver.upload.Deadline;
-import io.kafkas3archiver.upload.ErrorType;
+import io.kafkas3archiver.remote.Deadline;
+import io.kafkas3archiver.remote.ErrorType;
+import io.kafkas3archiver.remote.UploadException;
 import io.kafkas3archiver.upload.ObjectStore;
-import io.kafkas3archiver.upload.UploadException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -89,6 +89,11 @@ public final class FaultyStore implements ObjectStore {
   public Optional<Map<String, String>> metadata(String key, Deadline deadline)
       throws UploadException {
     return delegate.metadata(key, deadline);
+  }
+
+  @Override
+  public Optional<byte[]> read(String key, Deadline deadline) throws UploadException {
+    return delegate.read(key, deadline);
   }
 
   /** Keys written, in order, including writes of invocations that then failed. */

@@ -14,9 +14,9 @@ import io.kafkas3archiver.esm.EventSourceEmulator.Invocation;
 import io.kafkas3archiver.esm.EventSourceEmulator.Outcome;
 import io.kafkas3archiver.esm.EventSourceEmulator.Settings;
 import io.kafkas3archiver.esm.SampleVehicleEvents.Produced;
+import io.kafkas3archiver.remote.Deadline;
 import io.kafkas3archiver.testing.Harness;
 import io.kafkas3archiver.testing.S3ProxyServer;
-import io.kafkas3archiver.upload.Deadline;
 import io.kafkas3archiver.upload.ObjectStore;
 import io.kafkas3archiver.upload.S3ObjectStore;
 import java.io.ByteArrayInputStream;
@@ -516,7 +516,7 @@ class KafkaEndToEndIT {
     return new ObjectStore() {
       @Override
       public PutResult put(String key, byte[] body, String contentType, Deadline deadline)
-          throws io.kafkas3archiver.upload.UploadException {
+          throws io.kafkas3archiver.remote.UploadException {
         return real.put(key, body, contentType, deadline);
       }
 
@@ -535,7 +535,7 @@ class KafkaEndToEndIT {
 
       @Override
       public Optional<Map<String, String>> metadata(String key, Deadline deadline)
-          throws io.kafkas3archiver.upload.UploadException {
+          throws io.kafkas3archiver.remote.UploadException {
         return real.metadata(key, deadline);
       }
     };
@@ -559,7 +559,7 @@ class KafkaEndToEndIT {
     return new ObjectStore() {
       @Override
       public PutResult put(String key, byte[] body, String contentType, Deadline deadline)
-          throws io.kafkas3archiver.upload.UploadException {
+          throws io.kafkas3archiver.remote.UploadException {
         pause(delay);
         return real.put(key, body, contentType, deadline);
       }
@@ -571,14 +571,14 @@ class KafkaEndToEndIT {
           String contentType,
           Map<String, String> metadata,
           Deadline deadline)
-          throws io.kafkas3archiver.upload.UploadException {
+          throws io.kafkas3archiver.remote.UploadException {
         pause(delay);
         return real.putIfAbsent(key, body, contentType, metadata, deadline);
       }
 
       @Override
       public Optional<Map<String, String>> metadata(String key, Deadline deadline)
-          throws io.kafkas3archiver.upload.UploadException {
+          throws io.kafkas3archiver.remote.UploadException {
         return real.metadata(key, deadline);
       }
     };

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.preflight.PreflightReport.Status;
+import io.kafkas3archiver.remote.Deadline;
 import io.kafkas3archiver.upload.CredentialsSource;
-import io.kafkas3archiver.upload.Deadline;
 import io.kafkas3archiver.upload.S3ObjectStore;
 import java.time.Clock;
 import java.time.Instant;

@@ -11,14 +11,14 @@ import io.kafkas3archiver.decode.BadEventException;
 import io.kafkas3archiver.encode.Format;
 import io.kafkas3archiver.reliability.CorpusTest.Case;
 import io.kafkas3archiver.reliability.CorpusTest.MemoryStore;
+import io.kafkas3archiver.remote.Deadline;
+import io.kafkas3archiver.remote.UploadException;
 import io.kafkas3archiver.testing.Archive;
 import io.kafkas3archiver.testing.Formats;
 import io.kafkas3archiver.testing.LocalContext;
 import io.kafkas3archiver.testing.OutputCapture;
-import io.kafkas3archiver.upload.Deadline;
 import io.kafkas3archiver.upload.ObjectStore;
 import io.kafkas3archiver.upload.S3ObjectStore;
-import io.kafkas3archiver.upload.UploadException;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -301,7 +301,9 @@ class PayloadLogLeakTest {
   }
 
   static Stream<Arguments> inputPaths() {
-    Map<String, String> s3 = contentKeys("parquet");
+    // ndjson: csv and parquet read and write the topic's schema (_schemas/) before the data object,
+    // so a scripted S3 failure would stop them before any content key is asked.
+    Map<String, String> s3 = contentKeys("ndjson");
     List<InputPath> paths = new ArrayList<>();
     paths.add(
         new InputPath(

@@ -90,6 +90,34 @@ class EmfMetricsTest {
             });
   }
 
+  @Test
+  void shouldSendValuesOverflowedForTabularFormatsZerosIncluded() throws Exception {
+    List<WrittenObject> objects =
+        List.of(new WrittenObject("k", WrittenObject.Kind.DATA, 1, 10, 10, 1, 5));
+    TopicOutcome overflowed =
+        new TopicOutcome("t", 4, 4, 0, 0, 0, 0, 1_000L, objects, 0, List.of(), 0, 0, 2);
+    TopicOutcome none =
+        new TopicOutcome("u", 1, 1, 0, 0, 0, 0, 1_000L, objects, 0, List.of(), 0, 0, 0);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    new EmfMetrics(new PrintStream(out, true, StandardCharsets.UTF_8), "title", false, false, true)
+        .publish(new BatchOutcome(List.of(overflowed, none), List.of()), 2_000L);
+    List<JsonNode> documents = new ArrayList<>();
+    for (String line : out.toString(StandardCharsets.UTF_8).lines().toList()) {
+      documents.add(JSON.readTree(line));
+    }
+
+    assertThat(documents).hasSize(2);
+    assertThat(documents.get(0).get(EmfMetrics.VALUES_OVERFLOWED).asInt()).isEqualTo(2);
+    assertThat(documents.get(1).get(EmfMetrics.VALUES_OVERFLOWED).asInt()).isZero();
+    for (JsonNode d : documents) {
+      assertThat(d.at("/_aws/CloudWatchMetrics/0/Metrics").toString())
+          .contains("\"Name\":\"ValuesOverflowed\",\"Unit\":\"Count\"");
+    }
+    // json, ndjson and iceberg have no columns: no ValuesOverflowed
+    assertThat(publish(new BatchOutcome(List.of(overflowed), List.of())))
+        .allSatisfy(d -> assertThat(d.has(EmfMetrics.VALUES_OVERFLOWED)).isFalse());
+  }
+
   private static List<JsonNode> publish(BatchOutcome outcome) throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     new EmfMetrics(new PrintStream(out, true, StandardCharsets.UTF_8), "title")

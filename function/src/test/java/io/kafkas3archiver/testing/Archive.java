@@ -55,6 +55,9 @@ public final class Archive {
       var page =
           s3.listObjectsV2(b -> b.bucket(bucket).prefix(prefix).continuationToken(t).maxKeys(1000));
       for (S3Object o : page.contents()) {
+        if (o.key().contains("/_schemas/")) {
+          continue; // a topic's schema versions (csv, parquet): not records
+        }
         objects.put(o.key(), ObjectBodies.raw(s3, bucket, o.key()));
       }
       token = page.isTruncated() ? page.nextContinuationToken() : null;

@@ -1,8 +1,8 @@
 package io.kafkas3archiver.testing;
 
-import io.kafkas3archiver.upload.Deadline;
+import io.kafkas3archiver.remote.Deadline;
+import io.kafkas3archiver.remote.UploadException;
 import io.kafkas3archiver.upload.ObjectStore;
-import io.kafkas3archiver.upload.UploadException;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -37,6 +37,11 @@ public class MemoryStore implements ObjectStore {
     objects.put(key, body);
     metadata.put(key, Map.copyOf(meta));
     return new PutResult(1, 0, true);
+  }
+
+  @Override
+  public synchronized Optional<byte[]> read(String key, Deadline d) {
+    return Optional.ofNullable(objects.get(key));
   }
 
   @Override

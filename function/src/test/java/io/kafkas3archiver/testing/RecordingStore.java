@@ -1,17 +1,21 @@
 package io.kafkas3archiver.testing;
 
-import io.kafkas3archiver.upload.Deadline;
+import io.kafkas3archiver.remote.Deadline;
+import io.kafkas3archiver.remote.UploadException;
 import io.kafkas3archiver.upload.ObjectStore;
-import io.kafkas3archiver.upload.UploadException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** Passes puts through to a real store and remembers the keys that were written, in order. */
+/**
+ * Passes puts through to a real store and remembers the keys of the data and error objects that
+ * were written, in order (the topic schemas under {@code _schemas/} in {@link #schemaKeys()}).
+ */
 public final class RecordingStore implements ObjectStore {
   private final ObjectStore delegate;
   private final List<String> keys = new ArrayList<>();
+  private final List<String> schemaKeys = new ArrayList<>();
 
   public RecordingStore(ObjectStore delegate) {
     this.delegate = delegate;
@@ -34,10 +38,15 @@ public final class RecordingStore implements ObjectStore {
     PutResult result = delegate.putIfAbsent(key, body, contentType, metadata, deadline);
     if (result.created()) {
       synchronized (keys) {
-        keys.add(key);
+        (key.contains("/_schemas/") ? schemaKeys : keys).add(key);
       }
     }
     return result;
+  }
+
+  @Override
+  public Optional<byte[]> read(String key, Deadline deadline) throws UploadException {
+    return delegate.read(key, deadline);
   }
 
   @Override
@@ -57,9 +66,16 @@ public final class RecordingStore implements ObjectStore {
     }
   }
 
+  public List<String> schemaKeys() {
+    synchronized (keys) {
+      return List.copyOf(schemaKeys);
+    }
+  }
+
   public void clear() {
     synchronized (keys) {
       keys.clear();
+      schemaKeys.clear();
     }
   }
 }

@@ -1,8 +1,8 @@
 package io.kafkas3archiver.testing;
 
-import io.kafkas3archiver.upload.Deadline;
+import io.kafkas3archiver.remote.Deadline;
+import io.kafkas3archiver.remote.UploadException;
 import io.kafkas3archiver.upload.ObjectStore;
-import io.kafkas3archiver.upload.UploadException;
 import java.util.Map;
 import java.util.Optional;
 

@@ -2,6 +2,8 @@ package io.kafkas3archiver.upload;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kafkas3archiver.remote.ErrorType;
+import io.kafkas3archiver.remote.UploadException;
 import io.kafkas3archiver.upload.CredentialsResolutionException.Step;
 import io.kafkas3archiver.upload.ErrorClassifier.Operation;
 import java.net.ConnectException;

@@ -3,6 +3,8 @@ package io.kafkas3archiver.upload;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kafkas3archiver.config.ArchiverConfig;
+import io.kafkas3archiver.remote.Deadline;
+import io.kafkas3archiver.remote.UploadException;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;

@@ -2,6 +2,7 @@ package io.kafkas3archiver.upload;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kafkas3archiver.remote.ErrorType;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;

@@ -509,7 +509,8 @@ public record ArchiverSettings(
       List.of(10, 15, 20, 30, 45, 60, 90, 120, 180, 240, 360, 480, 720, 1440);
 
   /** The column types PARQUET_SCHEMA may declare (the function's ExplicitSchema). */
-  static final List<String> PARQUET_TYPES = List.of("number", "boolean", "string", "json");
+  static final List<String> PARQUET_TYPES =
+      List.of("bigint", "double", "number", "boolean", "string", "json");
 
   public ArchiverSettings {
     if (createBucket && bucketRegion.isPresent()) {

@@ -289,7 +289,7 @@ class ArchiverSettingsTest {
           .as(bad)
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("parquetSchema")
-          .hasMessageContaining("number, boolean, string, json");
+          .hasMessageContaining("bigint, double, number, boolean, string, json");
     }
   }
 

@@ -201,6 +201,8 @@ class SamParityTest {
             List.of(
                 "{\"id\":\"number\"}",
                 "{ \"a\" : \"string\" , \"b\":\"json\", \"c\":\"boolean\" }",
+                "{\"n\":\"bigint\",\"temp\":\"double\"}",
+                "{\"n\":\"BIGINT\"}",
                 "",
                 "{\"id\":\"int\"}",
                 "{}",

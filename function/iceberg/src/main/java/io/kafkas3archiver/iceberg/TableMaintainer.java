@@ -1,8 +1,8 @@
 package io.kafkas3archiver.iceberg;
 
+import io.kafkas3archiver.remote.Deadline;
 import io.kafkas3archiver.table.MaintenanceReport.Outcome;
 import io.kafkas3archiver.table.MaintenanceReport.TableMaintenance;
-import io.kafkas3archiver.upload.Deadline;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;

@@ -2,9 +2,9 @@ package io.kafkas3archiver.restore;
 
 import com.github.luben.zstd.ZstdInputStreamNoFinalizer;
 import io.kafkas3archiver.encode.Compression;
+import io.kafkas3archiver.remote.ErrorType;
 import io.kafkas3archiver.upload.ErrorClassifier;
 import io.kafkas3archiver.upload.ErrorClassifier.Operation;
-import io.kafkas3archiver.upload.ErrorType;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -116,8 +116,8 @@ public final class ColdStart {
 
     @Override
     public PutResult put(
-        String key, byte[] body, String contentType, io.kafkas3archiver.upload.Deadline deadline)
-        throws io.kafkas3archiver.upload.UploadException {
+        String key, byte[] body, String contentType, io.kafkas3archiver.remote.Deadline deadline)
+        throws io.kafkas3archiver.remote.UploadException {
       if (delegate == null) {
         delegate = store(config, client);
       }
@@ -130,8 +130,8 @@ public final class ColdStart {
         byte[] body,
         String contentType,
         java.util.Map<String, String> metadata,
-        io.kafkas3archiver.upload.Deadline deadline)
-        throws io.kafkas3archiver.upload.UploadException {
+        io.kafkas3archiver.remote.Deadline deadline)
+        throws io.kafkas3archiver.remote.UploadException {
       if (delegate == null) {
         delegate = store(config, client);
       }
@@ -140,8 +140,8 @@ public final class ColdStart {
 
     @Override
     public java.util.Optional<java.util.Map<String, String>> metadata(
-        String key, io.kafkas3archiver.upload.Deadline deadline)
-        throws io.kafkas3archiver.upload.UploadException {
+        String key, io.kafkas3archiver.remote.Deadline deadline)
+        throws io.kafkas3archiver.remote.UploadException {
       if (delegate == null) {
         delegate = store(config, client);
       }

@@ -1,4 +1,4 @@
-package io.kafkas3archiver.upload;
+package io.kafkas3archiver.remote;
 
 /** A failed upload, classified, with a message that names the cause and the fix. */
 public final class UploadException extends Exception {

@@ -1,4 +1,4 @@
-package io.kafkas3archiver.upload;
+package io.kafkas3archiver.remote;
 
 /** The stable {@code errorType} of a failed upload, as logged and alarmed on. */
 public enum ErrorType {
