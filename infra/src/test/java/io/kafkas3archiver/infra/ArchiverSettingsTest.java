@@ -372,6 +372,17 @@ class ArchiverSettingsTest {
   }
 
   @Test
+  void shouldRefuseMorePollersAtTheMinimumThanAtTheMaximum() {
+    Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
+    c.put("minimumPollers", "3");
+    c.put("maximumPollers", "2");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessageContaining("need 1 <= minimumPollers <= maximumPollers <= 2000");
+    c.put("maximumPollers", "3");
+    assertThat(ArchiverSettings.from(c).maximumPollers()).isEqualTo(3);
+  }
+
+  @Test
   void shouldListTheLegalHeartbeats() {
     Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
     c.put("heartbeatMinutes", "7");
