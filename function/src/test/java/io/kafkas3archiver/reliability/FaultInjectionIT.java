@@ -169,7 +169,8 @@ class FaultInjectionIT {
         .invoke(KafkaEvents.eventJson(twoTopicsWithRejects()));
     Map<String, byte[]> expected = written(CLEAN, prefix);
     assertThat(expected).hasSize(6);
-    proxy.nextPuts(times, fault);
+    // The data objects' PUTs; a fault on the schema version's PUT has its own test below.
+    proxy.next(times, FaultInjectionIT::isDataPut, fault);
 
     JsonNode log;
     String response;
@@ -185,6 +186,53 @@ class FaultInjectionIT {
     assertThat(log.get("recordsIn").intValue()).isEqualTo(241);
     proxy.awaitIdle(10_000);
     assertSameObjects(written(FAULTY, prefix), expected);
+  }
+
+  private static boolean isDataPut(FaultProxy.Request r) {
+    return r.isPut() && !r.target().contains("/_schemas/");
+  }
+
+  /** Every PUT under the prefix, schema versions included: key to the bytes stored. */
+  private static Map<String, byte[]> everything(String bucket, String prefix) {
+    Map<String, byte[]> all = new java.util.TreeMap<>(written(bucket, prefix));
+    s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix + "/_schemas/"))
+        .contents()
+        .forEach(
+            o ->
+                all.put(
+                    o.key(),
+                    s3.getObjectAsBytes(b -> b.bucket(bucket).key(o.key())).asByteArray()));
+    return all;
+  }
+
+  static Stream<Arguments> schemaFaults() {
+    return Stream.of(
+        Arguments.of("a burst of 500s on the schema write", new Status(500, "InternalError")),
+        // The version landed, its answer was lost: the retry meets it (412), reads it back, and
+        // finds the columns it wanted.
+        Arguments.of("a lost answer to the schema write", new TruncateResponse(0.5)));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("schemaFaults")
+  void shouldRetryAFaultOnTheSchemaVersionAndWriteExactlyWhatACleanRunWrites(
+      String name, Fault fault) throws Exception {
+    String prefix = prefix(name);
+    clean(prefix)
+        .with("OUTPUT_FORMAT", "csv")
+        .handler()
+        .invoke(KafkaEvents.eventJson(twoTopicsWithRejects()));
+    proxy.next(2, r -> r.isPut() && r.target().contains("/_schemas/"), fault);
+
+    String response =
+        invoke(faulty(prefix).with("OUTPUT_FORMAT", "csv"), batch, new LocalContext(30_000));
+
+    assertThat(response).isEqualTo("{\"batchItemFailures\":[]}");
+    assertThat(proxy.exchanges()).filteredOn(e -> e.fault() != null).hasSize(2);
+    proxy.awaitIdle(10_000);
+    Map<String, byte[]> expected = everything(CLEAN, prefix);
+    assertThat(expected.keySet()).anySatisfy(k -> assertThat(k).contains("/_schemas/"));
+    assertSameObjects(everything(FAULTY, prefix), expected);
   }
 
   @ParameterizedTest(name = "{0}")
@@ -310,9 +358,11 @@ class FaultInjectionIT {
     String prefix = prefix("md5");
     invoke(faulty(prefix).with("OUTPUT_FORMAT", "csv"), batch, new LocalContext(30_000));
 
-    Map<String, byte[]> objects = written(FAULTY, prefix);
+    // Data and error objects, and the topics' schema versions (csv): each PUT carries its MD5.
+    Map<String, byte[]> objects = everything(FAULTY, prefix);
+    assertThat(objects.keySet()).anySatisfy(k -> assertThat(k).contains("/_schemas/"));
     assertThat(proxy.exchanges()).filteredOn(e -> e.method().equals("PUT")).hasSize(objects.size());
-    for (var e : proxy.exchanges()) {
+    for (var e : proxy.exchanges().stream().filter(x -> x.method().equals("PUT")).toList()) {
       String key =
           java.net.URLDecoder.decode(
               e.target().substring(("/" + FAULTY + "/").length()),
