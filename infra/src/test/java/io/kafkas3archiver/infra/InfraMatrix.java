@@ -642,7 +642,10 @@ final class InfraMatrix {
     if (!d.is("createBucket", "false")) {
       out.addAll(lifecycleProblems(d, m, side));
     }
+    // Each alarm as docs/deploy.md's table documents it: metrics (namespace, name, dimensions,
+    // statistic, period), expression, and "comparison threshold periods datapoints missing-data".
     String mapping = "{EventSourceMappingUUID=${KafkaMapping}}";
+    int heartbeat = Integer.parseInt(d.cdk().getOrDefault("heartbeatMinutes", "60")) / 5;
     expectAlarm(
         m,
         side,
@@ -651,8 +654,20 @@ final class InfraMatrix {
             "errors=AWS/Lambda Errors {FunctionName=${function}} Sum 300",
             "invocations=AWS/Lambda Invocations {FunctionName=${function}} Sum 300"),
         "FILL(invocations, 0) - FILL(errors, 0)",
-        "LessThanThreshold 1 breaching",
+        "LessThanThreshold 1 " + heartbeat + " " + heartbeat + " breaching",
         out);
+    if (provisioned && onFailure.equals("sqs")) {
+      expectAlarm(
+          m,
+          side,
+          "FailedBatchesAlarm",
+          List.of(
+              "AWS/SQS ApproximateNumberOfMessagesVisible {QueueName=${OnFailureQueue.QueueName}}"
+                  + " Maximum 300"),
+          "null",
+          "GreaterThanOrEqualToThreshold 1 1 1 notBreaching",
+          out);
+    }
     if (provisioned) {
       expectAlarm(
           m,
@@ -660,7 +675,15 @@ final class InfraMatrix {
           "MappingNotPollingAlarm",
           List.of("AWS/Lambda PolledEventCount " + mapping + " SampleCount 300"),
           "null",
-          "LessThanThreshold 1 breaching",
+          "LessThanThreshold 1 3 3 breaching",
+          out);
+      expectAlarm(
+          m,
+          side,
+          "PollingErrorsAlarm",
+          List.of("AWS/Lambda PollingErrorCount " + mapping + " Sum 300"),
+          "null",
+          "GreaterThanOrEqualToThreshold 1 1 1 notBreaching",
           out);
       expectAlarm(
           m,
@@ -668,7 +691,7 @@ final class InfraMatrix {
           "DroppedEventsAlarm",
           List.of("AWS/Lambda DroppedEventCount " + mapping + " Sum 300"),
           "null",
-          "GreaterThanThreshold 0 notBreaching",
+          "GreaterThanThreshold 0 1 1 notBreaching",
           out);
       if (!onFailure.equals("none")) {
         expectAlarm(
@@ -677,7 +700,15 @@ final class InfraMatrix {
             "OnFailureDestinationAlarm",
             List.of("AWS/Lambda OnFailureDestinationDeliveredEventCount " + mapping + " Sum 300"),
             "null",
-            "GreaterThanOrEqualToThreshold 1 notBreaching",
+            "GreaterThanOrEqualToThreshold 1 1 1 notBreaching",
+            out);
+        expectAlarm(
+            m,
+            side,
+            "OnFailureDeliveryErrorsAlarm",
+            List.of("AWS/Lambda OnFailureDestinationDeliveryErrorCount " + mapping + " Sum 300"),
+            "null",
+            "GreaterThanOrEqualToThreshold 1 1 1 notBreaching",
             out);
       }
     }
@@ -737,7 +768,7 @@ final class InfraMatrix {
 
   /**
    * One of the alarms that report a stall or a loss, as documented in docs/deploy.md: its metrics,
-   * expression, and "comparison threshold missing-data".
+   * expression, and "comparison threshold evaluation-periods datapoints-to-alarm missing-data".
    */
   private static void expectAlarm(
       InfraModel m,
@@ -753,7 +784,8 @@ final class InfraMatrix {
       return;
     }
     String[] f = alarm.split(" \\| ");
-    String actual = f[0] + " | " + f[1] + " | " + f[2] + " " + f[3] + " " + f[6];
+    String actual =
+        f[0] + " | " + f[1] + " | " + f[2] + " " + f[3] + " " + f[4] + " " + f[5] + " " + f[6];
     String expected = metrics.stream().sorted().toList() + " | " + expression + " | " + rule;
     if (!actual.equals(expected)) {
       out.add(side + " " + id + " is " + actual + ", documented: " + expected);
