@@ -384,7 +384,39 @@ final class InfraMatrix {
             "restoreSubnetIds",
             "subnet-0123456789abcdef0",
             "restoreSecurityGroupIds",
-            "sg-0123456789abcdef0"));
+            "sg-0123456789abcdef0"),
+        // docs/restore.md: restoreAuth=plaintext (a target inside the VPC, no TLS, no IAM).
+        deployment(
+            "msk-iam-restore-plaintext",
+            "clusterArn",
+            Fixtures.CLUSTER_ARN,
+            "restore",
+            "true",
+            "includeKafkaMetadata",
+            "true",
+            "restoreAuth",
+            "plaintext",
+            "restoreBootstrapServers",
+            "b-1.dr.example.com:9092",
+            "restoreSubnetIds",
+            "subnet-0123456789abcdef0",
+            "restoreSecurityGroupIds",
+            "sg-0123456789abcdef0"),
+        // docs/object-layout.md's keyTemplate example (a record variable) with the event time
+        // from a field (docs/deploy.md: partitionTime=field, timeField, timeFormat).
+        deployment(
+            "msk-iam-key-template-record-variable-event-time",
+            "clusterArn",
+            Fixtures.CLUSTER_ARN,
+            "keyTemplate",
+            "${KEY_PREFIX}/${OBJECT_NAME}/region=${value.customer.region}/year=${YEAR}"
+                + "/month=${MONTH}/day=${DAY}/hour=${HOUR}/${JOB_ID}",
+            "partitionTime",
+            "field",
+            "timeField",
+            "meta.eventTime",
+            "timeFormat",
+            "epoch_millis"));
   }
 
   private static String[] concat(String[] head, String... tail) {
