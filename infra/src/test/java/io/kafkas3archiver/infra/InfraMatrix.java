@@ -416,7 +416,16 @@ final class InfraMatrix {
             "timeField",
             "meta.eventTime",
             "timeFormat",
-            "epoch_millis"));
+            "epoch_millis"),
+        // docs/object-layout.md: the function reads its schema from a Glue table of the user's.
+        deployment(
+            "msk-iam-parquet-schema-from-glue-table",
+            "clusterArn",
+            Fixtures.CLUSTER_ARN,
+            "outputFormat",
+            "parquet",
+            "parquetSchema",
+            "glue:analytics.orders_v1"));
   }
 
   private static String[] concat(String[] head, String... tail) {
@@ -582,6 +591,16 @@ final class InfraMatrix {
         out.add(action + " on " + registry);
         out.add(action + " on " + schemas);
       }
+    }
+    // PARQUET_SCHEMA=glue:<database>.<table>: Glue's "Identity-based policies" (GetTable is
+    // authorized on the catalog, the database and the table), that table only.
+    String schema = d.cdk().getOrDefault("parquetSchema", "");
+    if (schema.startsWith("glue:")) {
+      String glue = "arn:${AWS::Partition}:glue:${AWS::Region}:${AWS::AccountId}:";
+      String[] name = schema.substring(5).split("\\.");
+      out.add("glue:GetTable on " + glue + "catalog");
+      out.add("glue:GetTable on " + glue + "database/" + name[0]);
+      out.add("glue:GetTable on " + glue + "table/" + name[0] + "/" + name[1]);
     }
     if (d.get("schemaRegistrySecretArn") != null) {
       out.add("secretsmanager:GetSecretValue on " + d.get("schemaRegistrySecretArn"));
