@@ -20,6 +20,7 @@ import software.amazon.awscdk.Duration;
 import software.amazon.awscdk.RemovalPolicy;
 import software.amazon.awscdk.Stack;
 import software.amazon.awscdk.StackProps;
+import software.amazon.awscdk.services.cloudwatch.Dashboard;
 import software.amazon.awscdk.services.iam.Policy;
 import software.amazon.awscdk.services.iam.Role;
 import software.amazon.awscdk.services.iam.ServicePrincipal;
@@ -73,6 +74,7 @@ public final class ArchiverStack extends Stack {
   private final Role role;
   private final Optional<String> tableBucketArn;
   private final Optional<Queue> failureQueue;
+  private final Dashboard dashboard;
 
   public ArchiverStack(
       Construct scope, String id, StackProps props, ArchiverSettings s, String jarPath) {
@@ -269,7 +271,7 @@ public final class ArchiverStack extends Stack {
             : Optional.empty();
     this.mapping = KafkaSource.mapping(this, s, alias, role, failureQueue);
 
-    Monitoring.create(this, s, function, alias, mapping, failureQueue);
+    this.dashboard = Monitoring.create(this, s, function, alias, mapping, failureQueue);
     s.iceberg().ifPresent(i -> IcebergTable.create(this, s, i, alias, logGroup));
     if (s.athena()) {
       AthenaTable.create(this, s, bucket.getBucketName());
@@ -620,6 +622,11 @@ public final class ArchiverStack extends Stack {
 
   public Role role() {
     return role;
+  }
+
+  /** The stack's dashboard (the scheduled audit adds a row to it). */
+  public Dashboard dashboard() {
+    return dashboard;
   }
 
   static boolean isMsk(ArchiverSettings s) {

@@ -63,7 +63,8 @@ final class Monitoring {
 
   private Monitoring() {}
 
-  static void create(
+  /** Returns the dashboard, which the scheduled audit adds its row to (AuditSchedule). */
+  static Dashboard create(
       Construct scope,
       ArchiverSettings s,
       Function function,
@@ -370,7 +371,7 @@ final class Monitoring {
             .alarms(List.<IAlarm>copyOf(alarms))
             .width(24)
             .build());
-    Dashboard.Builder.create(scope, "Dashboard")
+    return Dashboard.Builder.create(scope, "Dashboard")
         .dashboardName(dashboardName(s.title()))
         .widgets(List.of(row1, row2, row3, row4, row5))
         .build();

@@ -24,6 +24,9 @@ import java.util.regex.Pattern;
  * @param securityGroupIds the restore Lambda's security groups
  * @param maxConcurrency how many partitions restore at once (the Map's MaxConcurrency)
  * @param memorySize the restore Lambda's memory in MB
+ * @param auditScheduleMinutes how often EventBridge runs {@code {"action":"audit"}} on the restore
+ *     Lambda (docs/audit.md, "Scheduled audit and alarms"); 0, the default, schedules nothing
+ * @param auditLagThreshold the audit's lag alarm: ArchiveLagOffsets above this many offsets
  */
 public record RestoreSettings(
     String bootstrapServers,
@@ -33,7 +36,17 @@ public record RestoreSettings(
     List<String> subnetIds,
     List<String> securityGroupIds,
     int maxConcurrency,
-    int memorySize) {
+    int memorySize,
+    int auditScheduleMinutes,
+    int auditLagThreshold) {
+
+  /**
+   * The audit's schedules in minutes; 0 is none. A list, as template.yaml's AllowedValues and its
+   * AuditPeriodSeconds mapping (CloudFormation has no arithmetic): at least 5 (the alarms' period),
+   * at most 720, so the heartbeat's two runs (2 x the rate) stay within CloudWatch's one-day
+   * evaluation range.
+   */
+  static final List<Integer> AUDIT_MINUTES = List.of(0, 5, 10, 15, 30, 60, 120, 180, 360, 720);
 
   /** Every key of the option; {@code restore} turns it on. */
   static final Set<String> KEYS =
@@ -46,7 +59,9 @@ public record RestoreSettings(
           "restoreSubnetIds",
           "restoreSecurityGroupIds",
           "restoreMaxConcurrency",
-          "restoreMemorySize");
+          "restoreMemorySize",
+          "auditScheduleMinutes",
+          "auditLagThreshold");
 
   /** The app's context key for the restore jar (tests pass any small file). */
   static final String JAR_PATH_KEY = "restoreJarPath";
@@ -134,7 +149,27 @@ public record RestoreSettings(
             subnets,
             groups,
             integer(values, "restoreMaxConcurrency", 10, 1, 10_000),
-            integer(values, "restoreMemorySize", 1024, 512, 10_240)));
+            integer(values, "restoreMemorySize", 1024, 512, 10_240),
+            auditMinutes(values),
+            integer(values, "auditLagThreshold", 100_000, 1, 2_000_000_000)));
+  }
+
+  /** One of AUDIT_MINUTES. */
+  private static int auditMinutes(Map<String, Object> values) {
+    int minutes = integer(values, "auditScheduleMinutes", 0, 0, 720);
+    if (!AUDIT_MINUTES.contains(minutes)) {
+      throw new IllegalArgumentException(
+          "auditScheduleMinutes="
+              + minutes
+              + " is not valid; legal values: "
+              + AUDIT_MINUTES
+              + " (0: no schedule; each run lists the whole archive, docs/audit.md)");
+    }
+    return minutes;
+  }
+
+  boolean auditScheduled() {
+    return auditScheduleMinutes > 0;
   }
 
   /** The checkpoint topic the restore writes beside the target. */

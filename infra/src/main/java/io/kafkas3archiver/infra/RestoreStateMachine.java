@@ -84,7 +84,7 @@ final class RestoreStateMachine {
    * @param kmsKeyArn the key the archive objects are encrypted with (created or imported), if any
    */
   static CfnStateMachine create(
-      Stack stack,
+      ArchiverStack stack,
       ArchiverSettings s,
       RestoreSettings r,
       String bucketName,
@@ -119,7 +119,10 @@ final class RestoreStateMachine {
     functionStatements(s, r, bucketArn, kmsKeyArn, logs.getLogGroupArn())
         .forEach(policy::addStatements);
     redriveStatements(s, r, redrive).forEach(policy::addStatements);
+    AuditSchedule.statements(s, r, bucketArn).forEach(policy::addStatements);
     policy.attachToRole(role);
+    Map<String, String> environment = new LinkedHashMap<>(redriveEnvironment(s, r, redrive));
+    environment.putAll(AuditSchedule.environment(s, r, bucketName));
 
     Function function =
         Function.Builder.create(scope, "Function")
@@ -132,9 +135,10 @@ final class RestoreStateMachine {
             .timeout(Duration.minutes(15))
             .role(role)
             .logGroup(logs)
-            .environment(redriveEnvironment(s, r, redrive))
+            .environment(environment)
             .build();
     function.getNode().addDependency(policy);
+    AuditSchedule.create(stack, s, r, function, stack.dashboard());
     NagSuppressions.addResourceSuppressions(
         policy,
         List.of(
@@ -144,6 +148,7 @@ final class RestoreStateMachine {
                     objectsUnder(s.keyPrefix() + "/" + s.inputTopic()),
                     objectsUnder(s.keyPrefix() + "/_errors/" + s.inputTopic()),
                     objectsUnder(MANIFESTS),
+                    objectsUnder(AuditSchedule.stateFolder(s).replaceAll("/$", "")),
                     "Resource::"
                         + r.clusterArn()
                             .map(
@@ -152,8 +157,8 @@ final class RestoreStateMachine {
                                         c, "transactional-id", r.transactionalIdPrefix() + "*"))
                             .orElse("*")),
                 "Each wildcard is confined: objects under the archived topic's data and error"
-                    + " prefixes and under restore-manifests/ (keys the archiver and the plan"
-                    + " step generate); the VPC function's network-interface actions, which take"
+                    + " prefixes, under restore-manifests/ (keys the archiver and the plan"
+                    + " step generate) and the audit's state under <prefix>/_audit/<topic>/; the VPC function's network-interface actions, which take"
                     + " no resource ARNs; and the per-partition transactional ids"
                     + " kafka-s3-archiver-restore.<target>.p<n> on the target cluster.")));
     redrive

@@ -32,6 +32,7 @@ final class InfraMatrix {
       "arn:aws:secretsmanager:us-east-1:123456789012:secret:archiver-registry-AbCdEf";
   static final String TABLE_BUCKET_ARN =
       "arn:aws:s3tables:us-east-1:123456789012:bucket/acme-archive-tables";
+  static final String ALARM_TOPIC = "arn:aws:sns:us-east-1:123456789012:ops";
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private InfraMatrix() {}
@@ -341,7 +342,14 @@ final class InfraMatrix {
             "restoreSecurityGroupIds",
             "sg-0123456789abcdef0",
             "restoreMaxConcurrency",
-            "7"),
+            "7",
+            // The scheduled audit with its alarms, wired to the alarm topic.
+            "auditScheduleMinutes",
+            "60",
+            "auditLagThreshold",
+            "5000",
+            "alarmTopicArn",
+            ALARM_TOPIC),
         // The restore reads a KMS-encrypted archive: kms:Decrypt through S3 only.
         deployment(
             "msk-iam-restore-kms-bucket",
@@ -384,7 +392,9 @@ final class InfraMatrix {
             "restoreSubnetIds",
             "subnet-0123456789abcdef0",
             "restoreSecurityGroupIds",
-            "sg-0123456789abcdef0"),
+            "sg-0123456789abcdef0",
+            "auditScheduleMinutes",
+            "15"),
         // docs/restore.md: restoreAuth=plaintext (a target inside the VPC, no TLS, no IAM).
         deployment(
             "msk-iam-restore-plaintext",
@@ -578,6 +588,21 @@ final class InfraMatrix {
     if (d.get("credentialsSecretArn") != null) {
       out.add("secretsmanager:GetSecretValue on " + d.get("credentialsSecretArn"));
     }
+    // The restore function's {"action":"audit"} (docs/audit.md): its state under _audit/, and with
+    // MSK IAM DescribeGroup on the mapping's group ("IAM access control", OffsetFetch).
+    if (d.is("restore", "true")) {
+      out.add("s3:GetObject on " + prefix + "_audit/" + topic + "/*");
+      out.add("s3:PutObject on " + prefix + "_audit/" + topic + "/*");
+      if (!d.is("restoreAuth", "tls") && !d.is("restoreAuth", "plaintext")) {
+        String restoreCluster =
+            d.get("restoreClusterArn") != null ? d.get("restoreClusterArn") : cluster;
+        out.add(
+            "kafka-cluster:DescribeGroup on "
+                + restoreCluster.replace(":cluster/", ":group/")
+                + "/kafka-s3-archiver-"
+                + d.get("title"));
+      }
+    }
     if (d.get("roleArn") != null) {
       out.add("sts:AssumeRole on " + d.get("roleArn"));
     }
@@ -763,6 +788,7 @@ final class InfraMatrix {
             out);
       }
     }
+    out.addAll(auditProblems(d, m, side));
     if (d.is("restore", "true")
         && (d.is("bucketEncryption", "kms") || d.get("kmsKeyArn") != null)) {
       String via =
@@ -841,6 +867,84 @@ final class InfraMatrix {
     if (!actual.equals(expected)) {
       out.add(side + " " + id + " is " + actual + ", documented: " + expected);
     }
+  }
+
+  /** The audit alarms of docs/audit.md, each "logical id" and "comparison threshold missing". */
+  static final List<String> AUDIT_ALARMS =
+      List.of("AuditGapsAlarm", "AuditDuplicatesAlarm", "AuditLagAlarm", "AuditHeartbeatAlarm");
+
+  /**
+   * The scheduled audit as docs/audit.md documents it, on one template alone: the restore function
+   * lists only the state's folder besides the archive; with auditScheduleMinutes the schedule runs
+   * {"action":"audit"} on the restore function at that rate, and the four alarms watch its figures
+   * (gaps and duplicates above 0, the lag above auditLagThreshold, the heartbeat on missing data).
+   */
+  static List<String> auditProblems(Deployment d, InfraModel m, String side) {
+    List<String> out = new ArrayList<>();
+    if (!d.is("restore", "true")) {
+      return out;
+    }
+    String folder = "condense/_audit/" + d.get("inputTopic") + "/*";
+    String list =
+        "Allow s3:ListBucket on arn:${AWS::Partition}:s3:::"
+            + BUCKET
+            + " if {StringLike={s3:prefix=["
+            + folder
+            + "]}} (restore function)";
+    if (!m.grants().contains(list)) {
+      out.add(side + " lacks the audit's " + list);
+    }
+    String minutes = d.cdk().getOrDefault("auditScheduleMinutes", "0");
+    String rule = m.names().get("rule AuditSchedule");
+    if (minutes.equals("0")) {
+      if (rule != null || AUDIT_ALARMS.stream().anyMatch(m.alarms()::containsKey)) {
+        out.add(side + " schedules the audit though auditScheduleMinutes is 0");
+      }
+      return out;
+    }
+    String expected =
+        "rate("
+            + minutes
+            + " minutes) ENABLED ${RestoreFunction.Arn} {\"action\":\"audit\"} retries 0";
+    if (!expected.equals(rule)) {
+      out.add(side + " AuditSchedule is " + rule + ", documented: " + expected);
+    }
+    String title = d.get("title");
+    String dims = "{Title=" + title + ", Topic=" + d.get("inputTopic") + "}";
+    String lag = d.cdk().getOrDefault("auditLagThreshold", "100000");
+    String seconds = Integer.toString(Integer.parseInt(minutes) * 60);
+    String[][] documented = {
+      {"AuditGapsAlarm", "ArchiveGapOffsets", "Maximum 300", "GreaterThanThreshold 0 1 1 ignore"},
+      {
+        "AuditDuplicatesAlarm",
+        "ArchiveDuplicateOffsets",
+        "Maximum 300",
+        "GreaterThanThreshold 0 1 1 ignore"
+      },
+      {
+        "AuditLagAlarm",
+        "ArchiveLagOffsets",
+        "Maximum 300",
+        "GreaterThanThreshold " + lag + " 1 1 ignore"
+      },
+      {
+        "AuditHeartbeatAlarm",
+        "ArchiveGapOffsets",
+        "SampleCount " + seconds,
+        "LessThanThreshold 1 2 2 breaching"
+      }
+    };
+    for (String[] a : documented) {
+      expectAlarm(
+          m,
+          side,
+          a[0],
+          List.of("KafkaS3Archiver " + a[1] + " " + dims + " " + a[2]),
+          "null",
+          a[3],
+          out);
+    }
+    return out;
   }
 
   /** The bucket's key, which the iceberg function decrypts with (compaction reads files back). */

@@ -65,6 +65,8 @@ record InfraModel(
         // Who may not do what to the bucket and the queue: the TLS-only statements.
         case "AWS::S3::BucketPolicy", "AWS::SQS::QueuePolicy" ->
             resourcePolicies.addAll(grants(type, props.get("PolicyDocument")));
+        // A schedule: its rate, state, target, input and retries (the audit's, Iceberg's).
+        case "AWS::Events::Rule" -> names.put("rule " + Templates.logical(e.getKey()), rule(props));
         case "AWS::CloudWatch::Dashboard" ->
             names.put("dashboard", text(props.get("DashboardName")));
         case "AWS::Glue::Database" ->
@@ -123,6 +125,25 @@ record InfraModel(
           }
         });
     return out;
+  }
+
+  private static String rule(Map<String, Object> props) {
+    StringBuilder out =
+        new StringBuilder(text(props.get("ScheduleExpression")) + " " + props.get("State"));
+    for (Object t : asList(props.get("Targets"))) {
+      Map<String, Object> target = Templates.cast(t);
+      Object retries =
+          target.get("RetryPolicy") == null
+              ? null
+              : Templates.cast(target.get("RetryPolicy")).get("MaximumRetryAttempts");
+      out.append(" ")
+          .append(text(target.get("Arn")))
+          .append(" ")
+          .append(target.get("Input"))
+          .append(" retries ")
+          .append(retries == null ? "default" : text(retries));
+    }
+    return out.toString();
   }
 
   /** The logical id a {@code Ref} or {@code Fn::GetAtt [id, Arn]} names, or null. */

@@ -103,6 +103,9 @@ class InfraMutationTest {
             || description.contains(" dimension "))) {
       return "alarm metric (namespace, dimensions, period)";
     }
+    if (description.startsWith("AWS::Events::Rule")) {
+      return "schedule";
+    }
     if (description.startsWith("AWS::CloudWatch::Alarm")) {
       return "alarm (metric, threshold, missing data)";
     }
@@ -146,6 +149,9 @@ class InfraMutationTest {
           }
           if (type.equals("AWS::CloudWatch::Alarm")) {
             alarmMutations(id, props, out);
+          }
+          if (type.equals("AWS::Events::Rule")) {
+            ruleMutations(id, props, out);
           }
           if (type.equals("AWS::S3::Bucket")
               && props.get("LifecycleConfiguration") instanceof Map<?, ?> lc
@@ -226,10 +232,12 @@ class InfraMutationTest {
       String name = id + " statement " + statement.getOrDefault("Sid", i);
       List<String> actions = Templates.strings(statement.get("Action"));
       // A TLS-only deny, or the restore's key: what matters for data whatever the other side.
+      // The audit's grants too: without them the scheduled audit fails and the gap alarm is blind.
       boolean alone =
           "Deny".equals(statement.get("Effect"))
               || (Templates.logical(id).startsWith("Restore")
-                  && actions.stream().anyMatch(a -> a.startsWith("kms:")));
+                  && actions.stream().anyMatch(a -> a.startsWith("kms:")))
+              || String.valueOf(statement.get("Sid")).startsWith("Audit");
       name = (alone ? "data-" : "") + name;
       out.add(new Mutation(name + " removed", t -> statements(t, id, path).remove(s), alone));
       for (String action : actions) {
@@ -280,7 +288,9 @@ class InfraMutationTest {
    */
   private static void alarmMutations(String id, Map<String, Object> props, List<Mutation> out) {
     String name = Templates.logical(id);
-    boolean stall = STALL_ALARMS.contains(name);
+    // The audit's alarms (docs/audit.md) are checked one-sided in full, thresholds included.
+    boolean audit = InfraMatrix.AUDIT_ALARMS.contains(name);
+    boolean stall = STALL_ALARMS.contains(name) || audit;
     String what = "AWS::CloudWatch::Alarm " + name;
     out.add(
         new Mutation(what + " removed", t -> Templates.cast(t.get("Resources")).remove(id), stall));
@@ -418,6 +428,36 @@ class InfraMutationTest {
                 stall));
       }
     }
+  }
+
+  /**
+   * A schedule removed, its rate, state or input changed. The audit's schedule must be caught on
+   * one template alone: without it the gap alarm has nothing to watch.
+   */
+  private static void ruleMutations(String id, Map<String, Object> props, List<Mutation> out) {
+    String name = Templates.logical(id);
+    boolean audit = name.equals("AuditSchedule");
+    String what = "AWS::Events::Rule " + name;
+    out.add(
+        new Mutation(what + " removed", t -> Templates.cast(t.get("Resources")).remove(id), audit));
+    out.add(
+        new Mutation(
+            what + " ScheduleExpression changed",
+            t ->
+                props(t, id)
+                    .put(
+                        "ScheduleExpression",
+                        Templates.render(props(t, id).get("ScheduleExpression"))
+                            .replaceFirst("\\d+", "7")),
+            audit));
+    out.add(new Mutation(what + " disabled", t -> props(t, id).put("State", "DISABLED"), audit));
+    out.add(
+        new Mutation(
+            what + " Input changed",
+            t ->
+                Templates.cast(((List<?>) props(t, id).get("Targets")).get(0))
+                    .put("Input", "{\"action\":\"plan\"}"),
+            audit));
   }
 
   private static Map<String, Object> query(Map<String, Object> t, String id, int i) {

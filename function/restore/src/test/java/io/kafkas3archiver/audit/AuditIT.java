@@ -335,6 +335,10 @@ class AuditIT {
       assertThat(partition(behind.json(), p).path("lag").asLong()).isEqualTo(40);
     }
     assertThat(behind.json().path("lagOffsets").asLong()).isEqualTo(40L * PARTITIONS);
+    // The lag alarm's figure: the Lambda action publishes the same count (no gap, no duplicate).
+    JsonNode behindEmf = auditAction(topic, group).emf();
+    assertThat(behindEmf.path("ArchiveLagOffsets").asLong()).isEqualTo(40L * PARTITIONS);
+    assertThat(behindEmf.path("ArchiveGapOffsets").asLong()).isZero();
     archive(topic, "arch", group);
     assertThat(audit(concat(withCluster, "--json")).json().path("lagOffsets").asLong()).isZero();
 
@@ -370,46 +374,16 @@ class AuditIT {
         .contains("not in the archive")
         .contains("result: 1 problems (exit 1)");
     // The restore Lambda's audit action: the same report, and the figures the gap alarm watches.
-    ByteArrayOutputStream logged = new ByteArrayOutputStream();
-    Map<String, String> env =
-        Map.of(
-            "AUDIT_BUCKET",
-            BUCKET,
-            "AUDIT_TOPIC",
-            topic,
-            "AUDIT_KEY_PREFIX",
-            "arch",
-            "AUDIT_BOOTSTRAP_SERVERS",
-            servers.kafka.bootstrapServers(),
-            "AUDIT_GROUP",
-            group,
-            "TITLE",
-            "audit-it");
-    JsonNode answer =
-        new io.kafkas3archiver.restore.RestoreLambda(
-                env::get,
-                Duration.ofSeconds(1),
-                new PrintStream(logged, true, StandardCharsets.UTF_8))
-            .handle(
-                JSON.readTree(
-                    "{\"action\":\"audit\",\"audit\":{\"endpointUrl\":\""
-                        + servers.s3.endpoint()
-                        + "\",\"region\":\"us-east-1\",\"pathStyle\":true}}"),
-                60_000);
+    LambdaAudit action = auditAction(topic, group);
+    JsonNode answer = action.answer();
     assertThat(answer.path("exitCode").asInt()).isEqualTo(1);
     assertThat(answer.path("gapOffsets").asLong())
         .isEqualTo(hole.json().path("gapOffsets").asLong());
-    JsonNode emf =
-        JSON.readTree(
-            logged
-                .toString(StandardCharsets.UTF_8)
-                .strip()
-                .lines()
-                .reduce((a, b) -> b)
-                .orElseThrow());
+    JsonNode emf = action.emf();
     assertThat(emf.path("ArchiveGapOffsets").asLong())
         .isEqualTo(answer.path("gapOffsets").asLong());
     assertThat(emf.path("ArchiveDuplicateOffsets").asLong()).isZero();
+    assertThat(emf.path("ArchiveLagOffsets").asLong()).isZero();
     assertThat(emf.path("_aws").path("CloudWatchMetrics").get(0).path("Namespace").asText())
         .isEqualTo("KafkaS3Archiver");
     // Put it back as it was (the archiver rewrites it on a redelivery from that offset).
@@ -502,5 +476,47 @@ class AuditIT {
 
   private static String[] concat(String[] a, String... b) {
     return Stream.concat(Stream.of(a), Stream.of(b)).toArray(String[]::new);
+  }
+
+  /** The restore Lambda's answer to {"action":"audit"} and the EMF line it logged. */
+  record LambdaAudit(JsonNode answer, JsonNode emf) {}
+
+  /** {"action":"audit"} on the restore Lambda, with the AUDIT_* settings a stack gives it. */
+  private LambdaAudit auditAction(String topic, String group) throws Exception {
+    ByteArrayOutputStream logged = new ByteArrayOutputStream();
+    Map<String, String> env =
+        Map.of(
+            "AUDIT_BUCKET",
+            BUCKET,
+            "AUDIT_TOPIC",
+            topic,
+            "AUDIT_KEY_PREFIX",
+            "arch",
+            "AUDIT_BOOTSTRAP_SERVERS",
+            servers.kafka.bootstrapServers(),
+            "AUDIT_GROUP",
+            group,
+            "TITLE",
+            "audit-it");
+    JsonNode answer =
+        new io.kafkas3archiver.restore.RestoreLambda(
+                env::get,
+                Duration.ofSeconds(1),
+                new PrintStream(logged, true, StandardCharsets.UTF_8))
+            .handle(
+                JSON.readTree(
+                    "{\"action\":\"audit\",\"audit\":{\"endpointUrl\":\""
+                        + servers.s3.endpoint()
+                        + "\",\"region\":\"us-east-1\",\"pathStyle\":true}}"),
+                60_000);
+    JsonNode emf =
+        JSON.readTree(
+            logged
+                .toString(StandardCharsets.UTF_8)
+                .strip()
+                .lines()
+                .reduce((a, b) -> b)
+                .orElseThrow());
+    return new LambdaAudit(answer, emf);
   }
 }

@@ -84,7 +84,8 @@ class ArchiveReaderTest {
     byte[] csv = encode(Format.CSV, Compression.NONE, compact);
     // Parsed as RFC 4180: the headers cell is JSON text with commas of its own.
     List<CSVRecord> lines =
-        CSVFormat.RFC4180.parse(new StringReader(new String(csv, StandardCharsets.UTF_8)))
+        CSVFormat.RFC4180
+            .parse(new StringReader(new String(csv, StandardCharsets.UTF_8)))
             .getRecords();
     int exact = lines.get(0).toList().indexOf("kafka_exact");
     assertThat(exact).as("the schema's kafka_exact column: %s", lines.get(0)).isNotNegative();
