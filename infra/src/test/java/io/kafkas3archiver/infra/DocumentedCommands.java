@@ -59,14 +59,14 @@ final class DocumentedCommands {
   /** The values the docs elide, by the CDK key they belong to. */
   static final Map<String, String> FIXTURES =
       Map.of(
-          "clusterArn",
-          Fixtures.CLUSTER_ARN,
-          "saslScramSecretArn",
-          Fixtures.SCRAM_SECRET_ARN,
-          "inputTopic",
-          "vehicle-telemetry",
-          "bucketName",
-          "acme-kafka-archive");
+          "clusterArn", Fixtures.CLUSTER_ARN,
+          "saslScramSecretArn", Fixtures.SCRAM_SECRET_ARN,
+          "inputTopic", "vehicle-telemetry",
+          "bucketName", "acme-kafka-archive",
+          "restoreBootstrapServers", "b-1.dr.example.com:9098",
+          "restoreClusterArn", RestoreStackTest.TARGET_CLUSTER,
+          "restoreSubnetIds", "subnet-0123456789abcdef0",
+          "restoreSecurityGroupIds", "sg-0123456789abcdef0");
 
   static List<Command> all() throws IOException {
     List<Path> files = new ArrayList<>();
@@ -115,7 +115,11 @@ final class DocumentedCommands {
     // Environment assignments before the command (ARCHIVER_ARTIFACT=iceberg sam build) are not
     // settings.
     String command = text.replaceFirst("^([A-Z_]+=\\S+\\s+)+", "");
-    List<String> tokens = List.of(command.split("\\s+"));
+    // An optional part shown in brackets ([-c auditLagThreshold=100000]) is tested too.
+    List<String> tokens =
+        java.util.Arrays.stream(command.split("\\s+"))
+            .map(t -> t.replaceAll("^\\[|]$", ""))
+            .toList();
     Map<String, String> settings = new LinkedHashMap<>();
     boolean partial = false;
     Tool tool;
