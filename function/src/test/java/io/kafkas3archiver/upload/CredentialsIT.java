@@ -283,6 +283,7 @@ class CredentialsIT {
             "credentials=PASS",
             "bucket=PASS",
             "region=PASS",
+            "objectLock=PASS",
             "probeWrite=PASS",
             "conditionalWrite=PASS",
             "probeDelete=PASS");
@@ -310,6 +311,7 @@ class CredentialsIT {
             "credentials=FAIL",
             "bucket=SKIPPED",
             "region=SKIPPED",
+            "objectLock=SKIPPED",
             "probeWrite=SKIPPED",
             "probeDelete=SKIPPED");
     assertThat(step(report, "credentials").path("advice").asText())
@@ -330,6 +332,7 @@ class CredentialsIT {
             "credentials=PASS",
             "bucket=FAIL",
             "region=SKIPPED",
+            "objectLock=SKIPPED",
             "probeWrite=SKIPPED",
             "probeDelete=SKIPPED");
     JsonNode bucket = step(report, "bucket");
@@ -363,6 +366,7 @@ class CredentialsIT {
             "credentials=PASS",
             "bucket=PASS",
             "region=FAIL",
+            "objectLock=SKIPPED",
             "probeWrite=SKIPPED",
             "probeDelete=SKIPPED");
     JsonNode region = step(report, "region");

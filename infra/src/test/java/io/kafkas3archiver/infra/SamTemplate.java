@@ -130,6 +130,30 @@ final class SamTemplate {
     return out;
   }
 
+  /**
+   * The AssertDescription of each Rule assertion these parameter values break, as CloudFormation
+   * would refuse them before creating anything: a Rule applies when its RuleCondition holds (or it
+   * has none).
+   */
+  List<String> brokenRules() {
+    List<String> out = new ArrayList<>();
+    Map<String, Object> rules = Templates.cast(root.get("Rules"));
+    rules.forEach(
+        (name, r) -> {
+          Map<String, Object> rule = Templates.cast(r);
+          if (rule.containsKey("RuleCondition") && !evaluate(rule.get("RuleCondition"))) {
+            return;
+          }
+          for (Object a : (List<?>) rule.get("Assertions")) {
+            Map<String, Object> assertion = Templates.cast(a);
+            if (!evaluate(assertion.get("Assert"))) {
+              out.add(name + ": " + assertion.get("AssertDescription"));
+            }
+          }
+        });
+    return out;
+  }
+
   private boolean condition(String name) {
     Boolean known = conditions.get(name);
     if (known != null) {
@@ -156,6 +180,13 @@ final class SamTemplate {
       case "Fn::And" -> args.stream().allMatch(this::evaluate);
       case "Fn::Or" -> args.stream().anyMatch(this::evaluate);
       case "Condition" -> condition(args.get(0).toString());
+      // Rules only: whether the list (first argument) holds the value (second).
+      case "Fn::Contains" ->
+          ((List<?>) resolve(args.get(0)))
+              .stream()
+                  .map(String::valueOf)
+                  .toList()
+                  .contains(String.valueOf(flat(resolve(args.get(1)))));
       default -> throw new IllegalArgumentException("condition function " + e.getKey());
     };
   }
