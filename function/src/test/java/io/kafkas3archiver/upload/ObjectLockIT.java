@@ -1,5 +1,7 @@
 package io.kafkas3archiver.upload;
 
+import static io.kafkas3archiver.testing.PreflightReports.statuses;
+import static io.kafkas3archiver.testing.PreflightReports.step;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -14,7 +16,6 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -328,22 +329,5 @@ class ObjectLockIT {
         .filter(r -> r.url().contains("/" + bucket + "/") || r.url().contains("/" + bucket + "?"))
         .filter(r -> !String.valueOf(r.header("Authorization")).contains("Credential=admin/"))
         .toList();
-  }
-
-  private static List<String> statuses(JsonNode report) {
-    List<String> out = new ArrayList<>();
-    report
-        .path("steps")
-        .forEach(s -> out.add(s.path("name").asText() + "=" + s.path("status").asText()));
-    return out;
-  }
-
-  private static JsonNode step(JsonNode report, String name) {
-    for (JsonNode s : report.path("steps")) {
-      if (s.path("name").asText().equals(name)) {
-        return s;
-      }
-    }
-    throw new AssertionError("no step " + name + " in " + report);
   }
 }
