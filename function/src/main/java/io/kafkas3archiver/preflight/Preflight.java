@@ -28,15 +28,18 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * Hevo's "test connection" (DESIGN §5), in order: the credentials resolve, the bucket exists, its
- * region matches BUCKET_REGION, a probe object is written under {@code <KEY_PREFIX>/_preflight/},
- * and deleted again (skipped with a warning if deletion is not permitted). A step that cannot run
- * because an earlier one failed is SKIPPED. Advice comes from the same {@link ErrorClassifier} as
- * archiving, so a preflight FAIL reads exactly like the error archiving would meet.
+ * region matches BUCKET_REGION, whether the bucket has S3 Object Lock, a probe object is written
+ * under {@code <KEY_PREFIX>/_preflight/}, and deleted again (skipped with a warning if deletion is
+ * not permitted, and skipped on purpose when Object Lock retains every new version: the check then
+ * proves writes without deleting). A step that cannot run because an earlier one failed is SKIPPED.
+ * Advice comes from the same {@link ErrorClassifier} as archiving, so a preflight FAIL reads
+ * exactly like the error archiving would meet.
  */
 public final class Preflight {
   public static final String CREDENTIALS = "credentials";
   public static final String BUCKET = "bucket";
   public static final String REGION = "region";
+  public static final String OBJECT_LOCK = "objectLock";
   public static final String PROBE_WRITE = "probeWrite";
   public static final String PROBE_DELETE = "probeDelete";
   public static final String CONDITIONAL_WRITE = "conditionalWrite";
@@ -71,7 +74,7 @@ public final class Preflight {
   public PreflightReport run(Deadline deadline) {
     credentials.beginInvocation();
     String probeKey = probeKey();
-    List<Step> steps = new ArrayList<>(5);
+    List<Step> steps = new ArrayList<>(7);
 
     Step creds = resolveCredentials();
     steps.add(creds);
@@ -79,6 +82,7 @@ public final class Preflight {
       String why = "skipped: the credentials did not resolve";
       steps.add(Step.skipped(BUCKET, why));
       steps.add(Step.skipped(REGION, why));
+      steps.add(Step.skipped(OBJECT_LOCK, why));
       steps.add(Step.skipped(PROBE_WRITE, why));
       steps.add(Step.skipped(PROBE_DELETE, why));
       return report(steps, probeKey);
@@ -89,6 +93,7 @@ public final class Preflight {
     if (bucket.step().status() == Status.FAIL) {
       String why = "skipped: the bucket check failed";
       steps.add(Step.skipped(REGION, why));
+      steps.add(Step.skipped(OBJECT_LOCK, why));
       steps.add(Step.skipped(PROBE_WRITE, why));
       steps.add(Step.skipped(PROBE_DELETE, why));
       return report(steps, probeKey);
@@ -98,10 +103,14 @@ public final class Preflight {
     steps.add(region);
     if (region.status() == Status.FAIL) {
       String why = "skipped: the bucket is in another region, so every write would fail";
+      steps.add(Step.skipped(OBJECT_LOCK, why));
       steps.add(Step.skipped(PROBE_WRITE, why));
       steps.add(Step.skipped(PROBE_DELETE, why));
       return report(steps, probeKey);
     }
+
+    LockCheck lock = checkObjectLock();
+    steps.add(lock.step());
 
     Step write = probeWrite(probeKey, deadline);
     steps.add(write);
@@ -111,7 +120,24 @@ public final class Preflight {
       return report(steps, probeKey);
     }
     steps.add(conditionalWrite(probeKey, deadline));
-    steps.add(probeDelete(probeKey));
+    Optional<BucketLock> retains = lock.lock().filter(l -> l.mode().isPresent());
+    if (retains.isPresent()) {
+      // A delete could not remove the probe anyway: on a versioned, locked bucket it only adds a
+      // delete marker, and the probe's version stays until its retention ends. So the check
+      // proves what archiving needs (a write and a refused second write) and deletes nothing.
+      steps.add(
+          Step.skipped(
+              PROBE_DELETE,
+              "skipped: bucket has "
+                  + retains.get().describe()
+                  + ", so the probe s3://"
+                  + config.bucketName()
+                  + "/"
+                  + probeKey
+                  + " stays until its retention ends (about 100 bytes; archiving never deletes)"));
+    } else {
+      steps.add(probeDelete(probeKey));
+    }
     return report(steps, probeKey);
   }
 
@@ -217,6 +243,73 @@ public final class Preflight {
             + configured,
         "Set BUCKET_REGION=" + actual.get() + " (or use a bucket in " + configured + ")",
         ErrorType.WRONG_REGION.label());
+  }
+
+  private record LockCheck(Step step, Optional<BucketLock> lock) {}
+
+  /**
+   * GetObjectLockConfiguration: a 404 ObjectLockConfigurationNotFoundError means no lock. A store
+   * that does not implement the call (S3-compatible servers) has no lock either. Without the
+   * permission the step warns and the probe is deleted as on any bucket, which on a locked bucket
+   * only adds a delete marker.
+   */
+  private LockCheck checkObjectLock() {
+    String bucket = "bucket '" + config.bucketName() + "'";
+    try {
+      var answer = s3.getObjectLockConfiguration(r -> r.bucket(config.bucketName()));
+      Optional<BucketLock> lock = BucketLock.of(answer.objectLockConfiguration());
+      if (lock.isEmpty()) {
+        return new LockCheck(Step.pass(OBJECT_LOCK, bucket + " has no Object Lock"), lock);
+      }
+      String retention =
+          lock.get().mode().isPresent()
+              ? ": every object version the function writes is kept, undeletable, for that"
+                  + " period; the probe below is written and left in place"
+              : ": new versions get no retention unless a write asks for one, so the probe is"
+                  + " deleted as usual";
+      return new LockCheck(
+          Step.pass(OBJECT_LOCK, bucket + " has " + lock.get().describe() + retention), lock);
+    } catch (S3Exception e) {
+      String code = e.awsErrorDetails() == null ? "" : e.awsErrorDetails().errorCode();
+      if ("ObjectLockConfigurationNotFoundError".equals(code)) {
+        return new LockCheck(
+            Step.pass(OBJECT_LOCK, bucket + " has no Object Lock"), Optional.empty());
+      }
+      if (e.statusCode() == 501 || "NotImplemented".equals(code)) {
+        return new LockCheck(
+            Step.pass(
+                OBJECT_LOCK,
+                "the store at "
+                    + S3Clients.endpointName(config)
+                    + " does not offer Object Lock ("
+                    + code
+                    + "), so "
+                    + bucket
+                    + " has none"),
+            Optional.empty());
+      }
+      return new LockCheck(lockUnknown(e), Optional.empty());
+    } catch (SdkException e) {
+      return new LockCheck(lockUnknown(e), Optional.empty());
+    }
+  }
+
+  private Step lockUnknown(SdkException e) {
+    UploadException u = classifier.classify(Operation.GET_OBJECT_LOCK, e, null, 1);
+    return new Step(
+        OBJECT_LOCK,
+        Status.WARN,
+        "could not check whether bucket '"
+            + config.bucketName()
+            + "' has Object Lock"
+            + (u.type() == ErrorType.ACCESS_DENIED
+                ? ": s3:GetBucketObjectLockConfiguration is not granted"
+                : ""),
+        u.getMessage()
+            + ". Archiving does not need it; without it the probe is deleted as on any bucket,"
+            + " which on a locked bucket only adds a delete marker: the probe's version stays"
+            + " until its retention ends (harmless)",
+        u.type().label());
   }
 
   /** HeadBucket's x-amz-bucket-region (also on a 301/403 answer), else GetBucketLocation. */

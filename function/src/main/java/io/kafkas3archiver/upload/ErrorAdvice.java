@@ -248,7 +248,9 @@ final class ErrorAdvice {
 
   private String accessDenied(Operation op, String target, String key, String tries) {
     String resource =
-        op == Operation.HEAD_BUCKET || op == Operation.GET_BUCKET_LOCATION
+        op == Operation.HEAD_BUCKET
+                || op == Operation.GET_BUCKET_LOCATION
+                || op == Operation.GET_OBJECT_LOCK
             ? "arn:aws:s3:::" + bucket
             : "arn:aws:s3:::" + bucket + "/" + prefixArn(op, key);
     return "AccessDenied "

@@ -27,6 +27,8 @@ public final class ErrorClassifier {
     GET_OBJECT("s3:GetObject", "reading a topic's stored schema"),
     HEAD_BUCKET("s3:ListBucket", "checking the bucket"),
     GET_BUCKET_LOCATION("s3:GetBucketLocation", "reading the bucket's region"),
+    GET_OBJECT_LOCK(
+        "s3:GetBucketObjectLockConfiguration", "reading the Object Lock configuration of"),
     DELETE_OBJECT("s3:DeleteObject", "deleting");
 
     private final String permission;

@@ -23,10 +23,15 @@ import software.amazon.awssdk.services.s3.model.DeleteObjectRequest;
 import software.amazon.awssdk.services.s3.model.DeleteObjectResponse;
 import software.amazon.awssdk.services.s3.model.GetBucketLocationRequest;
 import software.amazon.awssdk.services.s3.model.GetBucketLocationResponse;
+import software.amazon.awssdk.services.s3.model.GetObjectLockConfigurationRequest;
+import software.amazon.awssdk.services.s3.model.GetObjectLockConfigurationResponse;
 import software.amazon.awssdk.services.s3.model.HeadBucketRequest;
 import software.amazon.awssdk.services.s3.model.HeadBucketResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
+import software.amazon.awssdk.services.s3.model.ObjectLockConfiguration;
+import software.amazon.awssdk.services.s3.model.ObjectLockEnabled;
+import software.amazon.awssdk.services.s3.model.ObjectLockRetentionMode;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 import software.amazon.awssdk.services.s3.model.PutObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -143,6 +148,131 @@ class PreflightTest {
     assertThat(s3.puts).hasSize(2);
   }
 
+  @Test
+  void shouldNameTheLockAndKeepTheProbeOnABucketWithDefaultRetention() {
+    // Given a bucket with Object Lock and a default retention of 30 days in governance mode
+    FakeS3 s3 = new FakeS3();
+    s3.lock = locked(ObjectLockRetentionMode.GOVERNANCE, 30);
+
+    // When the check runs
+    PreflightReport report = run(s3, Map.of());
+
+    // Then it names the lock, writes the probe (conditionally, refused the second time) and
+    // deletes nothing: a delete would only add a delete marker over a version kept 30 days
+    var lock = report.step(Preflight.OBJECT_LOCK);
+    assertThat(lock.status()).isEqualTo(Status.PASS);
+    assertThat(lock.detail())
+        .contains("bucket 'my-bucket' has Object Lock (GOVERNANCE, 30 days)")
+        .contains("left in place");
+    assertThat(report.step(Preflight.PROBE_WRITE).status()).isEqualTo(Status.PASS);
+    assertThat(report.step(Preflight.CONDITIONAL_WRITE).status()).isEqualTo(Status.PASS);
+    var delete = report.step(Preflight.PROBE_DELETE);
+    assertThat(delete.status()).isEqualTo(Status.SKIPPED);
+    assertThat(delete.detail())
+        .startsWith("skipped: bucket has Object Lock (GOVERNANCE, 30 days), so the probe")
+        .contains("stays until its retention ends");
+    assertThat(s3.deletes).isZero();
+    assertThat(report.ok()).isTrue();
+    assertThat(report.toJson()).contains("\"name\":\"objectLock\",\"status\":\"PASS\"");
+  }
+
+  @Test
+  void shouldNameComplianceModeAndYears() {
+    FakeS3 s3 = new FakeS3();
+    s3.lock =
+        GetObjectLockConfigurationResponse.builder()
+            .objectLockConfiguration(
+                b ->
+                    b.objectLockEnabled(ObjectLockEnabled.ENABLED)
+                        .rule(
+                            r ->
+                                r.defaultRetention(
+                                    d -> d.mode(ObjectLockRetentionMode.COMPLIANCE).years(7))))
+            .build();
+
+    PreflightReport report = run(s3, Map.of());
+
+    assertThat(report.step(Preflight.OBJECT_LOCK).detail())
+        .contains("Object Lock (COMPLIANCE, 7 years)");
+    assertThat(report.step(Preflight.PROBE_DELETE).status()).isEqualTo(Status.SKIPPED);
+    assertThat(s3.deletes).isZero();
+  }
+
+  @Test
+  void shouldDeleteTheProbeWhenTheLockHasNoDefaultRetention() {
+    // Lock enabled but no default rule: new versions carry no retention, a delete works as usual
+    FakeS3 s3 = new FakeS3();
+    s3.lock =
+        GetObjectLockConfigurationResponse.builder()
+            .objectLockConfiguration(b -> b.objectLockEnabled(ObjectLockEnabled.ENABLED))
+            .build();
+
+    PreflightReport report = run(s3, Map.of());
+
+    assertThat(report.step(Preflight.OBJECT_LOCK).detail())
+        .contains("Object Lock (no default retention)");
+    assertThat(report.step(Preflight.PROBE_DELETE).status()).isEqualTo(Status.PASS);
+    assertThat(s3.deletes).isEqualTo(1);
+  }
+
+  @Test
+  void shouldReportNoLockOnA404AndDeleteTheProbe() {
+    FakeS3 s3 = new FakeS3(); // answers 404 ObjectLockConfigurationNotFoundError
+
+    PreflightReport report = run(s3, Map.of());
+
+    assertThat(report.step(Preflight.OBJECT_LOCK).status()).isEqualTo(Status.PASS);
+    assertThat(report.step(Preflight.OBJECT_LOCK).detail())
+        .isEqualTo("bucket 'my-bucket' has no Object Lock");
+    assertThat(report.step(Preflight.PROBE_DELETE).status()).isEqualTo(Status.PASS);
+    assertThat(s3.deletes).isEqualTo(1);
+  }
+
+  @Test
+  void shouldWarnThatItCouldNotCheckTheLockWithoutThePermission() {
+    FakeS3 s3 = new FakeS3();
+    s3.lockError = error(403, "AccessDenied", null);
+
+    PreflightReport report = run(s3, Map.of());
+
+    var lock = report.step(Preflight.OBJECT_LOCK);
+    assertThat(lock.status()).isEqualTo(Status.WARN);
+    assertThat(lock.detail())
+        .isEqualTo(
+            "could not check whether bucket 'my-bucket' has Object Lock:"
+                + " s3:GetBucketObjectLockConfiguration is not granted");
+    assertThat(lock.advice())
+        .contains("s3:GetBucketObjectLockConfiguration on arn:aws:s3:::my-bucket,")
+        .contains("only adds a delete marker");
+    assertThat(lock.errorType()).isEqualTo("AccessDenied");
+    // the rest runs as on any bucket
+    assertThat(report.step(Preflight.PROBE_DELETE).status()).isEqualTo(Status.PASS);
+    assertThat(report.ok()).isTrue();
+  }
+
+  @Test
+  void shouldTreatAStoreWithoutTheCallAsUnlocked() {
+    FakeS3 s3 = new FakeS3();
+    s3.lockError = error(501, "NotImplemented", null);
+
+    PreflightReport report = run(s3, Map.of());
+
+    assertThat(report.step(Preflight.OBJECT_LOCK).status()).isEqualTo(Status.PASS);
+    assertThat(report.step(Preflight.OBJECT_LOCK).detail())
+        .contains("does not offer Object Lock (NotImplemented)");
+    assertThat(s3.deletes).isEqualTo(1);
+  }
+
+  private static GetObjectLockConfigurationResponse locked(ObjectLockRetentionMode mode, int days) {
+    return GetObjectLockConfigurationResponse.builder()
+        .objectLockConfiguration(
+            ObjectLockConfiguration.builder()
+                .objectLockEnabled(ObjectLockEnabled.ENABLED)
+                .rule(r -> r.defaultRetention(d -> d.mode(mode).days(days)))
+                .build())
+        .build();
+  }
+
   private static PreflightReport run(FakeS3 s3, Map<String, String> overrides) {
     Map<String, String> env = new HashMap<>();
     env.put("BUCKET_NAME", "my-bucket");
@@ -182,7 +312,22 @@ class PreflightTest {
     S3Exception put;
     boolean honoursIfNoneMatch = true;
     S3Exception delete;
+    int deletes;
+    GetObjectLockConfigurationResponse lock;
+    S3Exception lockError;
     final List<PutObjectRequest> puts = new ArrayList<>();
+
+    @Override
+    public GetObjectLockConfigurationResponse getObjectLockConfiguration(
+        GetObjectLockConfigurationRequest r) {
+      if (lockError != null) {
+        throw lockError;
+      }
+      if (lock == null) {
+        throw error(404, "ObjectLockConfigurationNotFoundError", null);
+      }
+      return lock;
+    }
 
     @Override
     public ListObjectsV2Response listObjectsV2(ListObjectsV2Request r) {
@@ -223,6 +368,7 @@ class PreflightTest {
       if (delete != null) {
         throw delete;
       }
+      deletes++;
       return DeleteObjectResponse.builder().build();
     }
 

@@ -57,8 +57,9 @@ class ShadedJarPreflightIT {
 
       var report = new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8));
       assertThat(report.path("ok").asBoolean()).as(report.toString()).isTrue();
-      // credentials, bucket, region, probeWrite, conditionalWrite (If-None-Match), probeDelete
-      assertThat(report.path("steps")).hasSize(6);
+      // credentials, bucket, region, objectLock, probeWrite, conditionalWrite (If-None-Match),
+      // probeDelete
+      assertThat(report.path("steps")).hasSize(7);
     }
   }
 

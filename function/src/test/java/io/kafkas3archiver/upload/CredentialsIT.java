@@ -1,5 +1,7 @@
 package io.kafkas3archiver.upload;
 
+import static io.kafkas3archiver.testing.PreflightReports.statuses;
+import static io.kafkas3archiver.testing.PreflightReports.step;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -18,7 +20,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -283,6 +284,7 @@ class CredentialsIT {
             "credentials=PASS",
             "bucket=PASS",
             "region=PASS",
+            "objectLock=PASS",
             "probeWrite=PASS",
             "conditionalWrite=PASS",
             "probeDelete=PASS");
@@ -310,6 +312,7 @@ class CredentialsIT {
             "credentials=FAIL",
             "bucket=SKIPPED",
             "region=SKIPPED",
+            "objectLock=SKIPPED",
             "probeWrite=SKIPPED",
             "probeDelete=SKIPPED");
     assertThat(step(report, "credentials").path("advice").asText())
@@ -330,6 +333,7 @@ class CredentialsIT {
             "credentials=PASS",
             "bucket=FAIL",
             "region=SKIPPED",
+            "objectLock=SKIPPED",
             "probeWrite=SKIPPED",
             "probeDelete=SKIPPED");
     JsonNode bucket = step(report, "bucket");
@@ -363,6 +367,7 @@ class CredentialsIT {
             "credentials=PASS",
             "bucket=PASS",
             "region=FAIL",
+            "objectLock=SKIPPED",
             "probeWrite=SKIPPED",
             "probeDelete=SKIPPED");
     JsonNode region = step(report, "region");
@@ -453,23 +458,6 @@ class CredentialsIT {
           .map(S3Object::key)
           .toList();
     }
-  }
-
-  private static List<String> statuses(JsonNode report) {
-    List<String> out = new ArrayList<>();
-    report
-        .path("steps")
-        .forEach(s -> out.add(s.path("name").asText() + "=" + s.path("status").asText()));
-    return out;
-  }
-
-  private static JsonNode step(JsonNode report, String name) {
-    for (JsonNode s : report.path("steps")) {
-      if (s.path("name").asText().equals(name)) {
-        return s;
-      }
-    }
-    throw new AssertionError("no step " + name + " in " + report);
   }
 
   private static Handler handler(Map<String, String> overrides) {

@@ -78,6 +78,7 @@ class ErrorClassifierTest {
     "PUT_OBJECT, s3:PutObject, arn:aws:s3:::my-bucket/raw/*",
     "HEAD_BUCKET, s3:ListBucket, arn:aws:s3:::my-bucket",
     "GET_BUCKET_LOCATION, s3:GetBucketLocation, arn:aws:s3:::my-bucket",
+    "GET_OBJECT_LOCK, s3:GetBucketObjectLockConfiguration, arn:aws:s3:::my-bucket",
   })
   void shouldNameTheMissingPermissionOfEachCall(Operation op, String permission, String arn) {
     S3Exception denied = s3Error(403, "AccessDenied", "Access Denied", null);

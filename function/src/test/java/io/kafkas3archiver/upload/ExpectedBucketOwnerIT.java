@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
 /**
  * EXPECTED_BUCKET_OWNER on every S3 call, seen at the HTTP level by a real server: moto's S3, whose
  * request recorder keeps each request's headers. The handler archives a batch and runs the
- * preflight (ListObjectsV2, HeadBucket, GetBucketLocation, PutObject, DeleteObject), and every
- * request that reached the bucket must carry the header.
+ * preflight (ListObjectsV2, HeadBucket, GetBucketLocation, GetObjectLockConfiguration, PutObject,
+ * DeleteObject), and every request that reached the bucket must carry the header.
  *
  * <p>moto 5.2.5 does not enforce the header (it accepts a wrong owner), so S3's 403 on a mismatch
  * cannot be shown here; what is shown is that S3 is always asked to check.
@@ -64,7 +64,12 @@ class ExpectedBucketOwnerIT {
     assertThat(report.path("ok").asBoolean()).as("preflight %s", report).isTrue();
     List<MotoServer.Recorded> calls = bucketCalls(before);
     assertThat(operations(calls))
-        .contains("PUT object", "GET bucket?list-type", "HEAD bucket", "DELETE object");
+        .contains(
+            "PUT object",
+            "GET bucket?list-type",
+            "HEAD bucket",
+            "GET bucket?object-lock",
+            "DELETE object");
     assertThat(calls)
         .allSatisfy(
             r ->

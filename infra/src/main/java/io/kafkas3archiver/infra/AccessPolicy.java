@@ -60,6 +60,13 @@ final class AccessPolicy {
             .build());
     statements.add(
         allow("PreflightBucketLocation", List.of("s3:GetBucketLocation"), List.of(bucketArn)));
+    // Preflight asks whether the bucket has Object Lock: on a locked bucket it keeps its probe
+    // instead of deleting it. Any bucket, created or imported, may be locked.
+    statements.add(
+        allow(
+            "PreflightObjectLock",
+            List.of("s3:GetBucketObjectLockConfiguration"),
+            List.of(bucketArn)));
     credentialsSecretArn.ifPresent(
         arn ->
             statements.add(

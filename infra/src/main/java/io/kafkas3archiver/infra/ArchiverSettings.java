@@ -70,6 +70,8 @@ public record ArchiverSettings(
     int expirationDays,
     int noncurrentVersionExpirationDays,
     Optional<String> serverAccessLogsBucketName,
+    // S3 Object Lock of the created bucket (write once, read many): empty = off
+    Optional<ObjectLock> objectLock,
     // Kafka source
     SourceType sourceType,
     Optional<String> clusterArn,
@@ -279,6 +281,62 @@ public record ArchiverSettings(
     NONE
   }
 
+  /**
+   * S3 Object Lock on the created bucket, with a default retention that every new object version
+   * gets: no one can delete or overwrite a version before its retention ends (GOVERNANCE: except a
+   * principal granted s3:BypassGovernanceRetention; COMPLIANCE: no one, the account's root
+   * included). docs/deploy.md, Object Lock.
+   *
+   * @param mode GOVERNANCE or COMPLIANCE (objectLockMode)
+   * @param days the default retention in days (objectLockDays)
+   */
+  public record ObjectLock(String mode, int days) {
+    static final List<String> MODES = List.of("GOVERNANCE", "COMPLIANCE");
+
+    /** S3's largest default retention is 100 years. */
+    static final int MAX_DAYS = 36_500;
+
+    public ObjectLock {
+      if (!MODES.contains(mode)) {
+        throw new IllegalArgumentException(
+            "objectLockMode='"
+                + mode
+                + "' is not valid; legal values: "
+                + String.join(", ", MODES)
+                + " (or leave it unset for no Object Lock)");
+      }
+      if (days < 1 || days > MAX_DAYS) {
+        throw new IllegalArgumentException(
+            "objectLockDays="
+                + days
+                + " is out of range; legal values: 1.."
+                + MAX_DAYS
+                + " (the default retention of every object version, in days)");
+      }
+    }
+  }
+
+  /** objectLockMode/objectLockDays: both or neither. */
+  private static Optional<ObjectLock> objectLock(Reader r, Function<String, Optional<String>> get) {
+    Optional<String> mode = get.apply("objectLockMode");
+    Optional<String> days = get.apply("objectLockDays");
+    if (mode.isEmpty() && days.isEmpty()) {
+      return Optional.empty();
+    }
+    if (mode.isEmpty() || days.isEmpty()) {
+      throw new IllegalArgumentException(
+          (mode.isEmpty() ? "objectLockDays" : "objectLockMode")
+              + " is set without "
+              + (mode.isEmpty() ? "objectLockMode" : "objectLockDays")
+              + ": Object Lock needs both, a mode (GOVERNANCE or COMPLIANCE) and a default"
+              + " retention in days (1.."
+              + ObjectLock.MAX_DAYS
+              + "), or neither");
+    }
+    return Optional.of(
+        new ObjectLock(mode.get().toUpperCase(Locale.ROOT), r.integer("objectLockDays", 0)));
+  }
+
   /** The seed's secret fields; they never enter the template. */
   static final Set<String> SECRET_KEYS =
       Set.of("accessKey", "secretKey", "accessKeyId", "secretAccessKey");
@@ -325,6 +383,8 @@ public record ArchiverSettings(
           "expirationDays",
           "noncurrentVersionExpirationDays",
           "serverAccessLogsBucketName",
+          "objectLockMode",
+          "objectLockDays",
           "sourceType",
           "clusterArn",
           "mskAuth",
@@ -628,6 +688,31 @@ public record ArchiverSettings(
               + " must be later than transitionDays="
               + transitionDays
               + " (the second tier follows the first)");
+    }
+    if (objectLock.isPresent()) {
+      ObjectLock lock = objectLock.get();
+      if (!createBucket) {
+        throw new IllegalArgumentException(
+            "objectLockMode is set but createBucket=false: the stack configures Object Lock on"
+                + " the bucket it creates only; for an existing bucket enable it there (aws s3api"
+                + " put-object-lock-configuration), the preflight reports it");
+      }
+      // Expiring a current version before its retention ends cannot delete it: S3 only adds a
+      // delete marker, so the objects vanish from listings (Athena, the restore, the audit see
+      // gaps) while their bytes stay, billed, until the retention ends.
+      if (expirationDays > 0 && expirationDays < lock.days()) {
+        throw new IllegalArgumentException(
+            "expirationDays="
+                + expirationDays
+                + " is shorter than objectLockDays="
+                + lock.days()
+                + ": a locked version cannot be deleted before its retention ends, so the"
+                + " expiry would only hide objects behind delete markers (Athena, the restore and"
+                + " the audit would see gaps) while S3 keeps and bills them; set expirationDays to"
+                + " 0 or to "
+                + lock.days()
+                + " or more (docs/deploy.md, Object Lock)");
+      }
     }
     if (transitionMinObjectSize < 0) {
       throw new IllegalArgumentException(
@@ -1025,6 +1110,7 @@ public record ArchiverSettings(
         r.integer("expirationDays", 0),
         r.integer("noncurrentVersionExpirationDays", 30),
         get.apply("serverAccessLogsBucketName"),
+        objectLock(r, get),
         sourceType,
         r.arn("clusterArn"),
         MskAuth.valueOf(

@@ -41,6 +41,7 @@ import software.amazon.awscdk.services.s3.Bucket;
 import software.amazon.awscdk.services.s3.BucketEncryption;
 import software.amazon.awscdk.services.s3.IBucket;
 import software.amazon.awscdk.services.s3.LifecycleRule;
+import software.amazon.awscdk.services.s3.ObjectLockRetention;
 import software.amazon.awscdk.services.s3.ObjectOwnership;
 import software.amazon.awscdk.services.s3.StorageClass;
 import software.amazon.awscdk.services.s3.Transition;
@@ -385,6 +386,17 @@ public final class ArchiverStack extends Stack {
             .lifecycleRules(rules)
             .removalPolicy(RemovalPolicy.RETAIN);
     s.bucketName().ifPresent(b::bucketName);
+    // Write once, read many (objectLockMode/objectLockDays). Object Lock needs versioning, which
+    // is on above; the bucket is retained with the stack either way, and a locked one could not
+    // be emptied before its versions' retention ends (docs/deploy.md, Object Lock).
+    s.objectLock()
+        .ifPresent(
+            lock ->
+                b.objectLockEnabled(true)
+                    .objectLockDefaultRetention(
+                        lock.mode().equals("COMPLIANCE")
+                            ? ObjectLockRetention.compliance(Duration.days(lock.days()))
+                            : ObjectLockRetention.governance(Duration.days(lock.days()))));
     if (key.isPresent()) {
       b.encryption(BucketEncryption.KMS).encryptionKey(key.get()).bucketKeyEnabled(true);
     } else {

@@ -14,7 +14,6 @@ import software.amazon.awscdk.services.cloudwatch.IAlarm;
 import software.amazon.awscdk.services.cloudwatch.IMetric;
 import software.amazon.awscdk.services.cloudwatch.Metric;
 import software.amazon.awscdk.services.cloudwatch.TreatMissingData;
-import software.amazon.awscdk.services.cloudwatch.actions.SnsAction;
 import software.amazon.awscdk.services.events.Rule;
 import software.amazon.awscdk.services.events.RuleTargetInput;
 import software.amazon.awscdk.services.events.Schedule;
@@ -22,7 +21,6 @@ import software.amazon.awscdk.services.events.targets.LambdaFunction;
 import software.amazon.awscdk.services.iam.Effect;
 import software.amazon.awscdk.services.iam.PolicyStatement;
 import software.amazon.awscdk.services.lambda.Function;
-import software.amazon.awscdk.services.sns.Topic;
 import software.constructs.Construct;
 
 /**
@@ -189,16 +187,7 @@ final class AuditSchedule {
                     + s.title()
                     + ")")
             .build());
-    s.alarmTopicArn()
-        .ifPresent(
-            arn -> {
-              SnsAction action = new SnsAction(Topic.fromTopicArn(scope, "AlarmTopic", arn));
-              alarms.forEach(
-                  a -> {
-                    a.addAlarmAction(action);
-                    a.addOkAction(action);
-                  });
-            });
+    Monitoring.notifyTopic(scope, s, alarms);
 
     dashboard.addWidgets(
         GraphWidget.Builder.create()

@@ -297,16 +297,7 @@ final class Monitoring {
                   + " alarmTopicArn to an SNS topic you subscribe to (docs/deploy.md, Alarms"
                   + " and dashboard).");
     }
-    s.alarmTopicArn()
-        .ifPresent(
-            arn -> {
-              SnsAction action = new SnsAction(Topic.fromTopicArn(scope, "AlarmTopic", arn));
-              alarms.forEach(
-                  a -> {
-                    a.addAlarmAction(action);
-                    a.addOkAction(action);
-                  });
-            });
+    notifyTopic(scope, s, alarms);
 
     List<IWidget> row1 = new ArrayList<>();
     row1.add(
@@ -454,6 +445,23 @@ final class Monitoring {
   }
 
   /** Dashboard names allow letters, digits, - and _. */
+  /**
+   * Sends each alarm's ALARM and OK transitions to {@code alarmTopicArn}, when one is set; the
+   * topic is imported into {@code scope}, so each scope that calls this needs its own.
+   */
+  static void notifyTopic(Construct scope, ArchiverSettings s, List<Alarm> alarms) {
+    s.alarmTopicArn()
+        .ifPresent(
+            arn -> {
+              SnsAction action = new SnsAction(Topic.fromTopicArn(scope, "AlarmTopic", arn));
+              alarms.forEach(
+                  a -> {
+                    a.addAlarmAction(action);
+                    a.addOkAction(action);
+                  });
+            });
+  }
+
   static String dashboardName(String title) {
     return "kafka-s3-archiver-" + title.replaceAll("[^A-Za-z0-9_-]", "-");
   }

@@ -202,6 +202,12 @@ class ArchiverStackTest {
   }
 
   @Test
+  void shouldAllowReadingTheObjectLockConfigurationOnTheBucketOnly() {
+    assertThat(Templates.resourcesFor(policies, "s3:GetBucketObjectLockConfiguration"))
+        .containsExactly("${ArchiveBucket.Arn}");
+  }
+
+  @Test
   void shouldGrantNoWildcardS3ActionAndReadOnlyArchivedObjectsMetadata() {
     assertThat(Templates.allActions(policies))
         .filteredOn(a -> a.startsWith("s3:"))
@@ -210,7 +216,8 @@ class ArchiverStackTest {
             "s3:GetObject",
             "s3:DeleteObject",
             "s3:ListBucket",
-            "s3:GetBucketLocation");
+            "s3:GetBucketLocation",
+            "s3:GetBucketObjectLockConfiguration");
   }
 
   @Test

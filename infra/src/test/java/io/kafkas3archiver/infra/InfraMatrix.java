@@ -323,6 +323,17 @@ final class InfraMatrix {
                 "0",
                 "expirationDays",
                 "2555")),
+        // Write once, read many: COMPLIANCE retention, and an expiry no earlier than it.
+        deployment(
+            "msk-iam-object-lock-compliance-expiry-after-retention",
+            "clusterArn",
+            Fixtures.CLUSTER_ARN,
+            "objectLockMode",
+            "COMPLIANCE",
+            "objectLockDays",
+            "2555",
+            "expirationDays",
+            "2555"),
         deployment(
             "msk-iam-restore-state-machine",
             "clusterArn",
@@ -516,6 +527,8 @@ final class InfraMatrix {
     out.add("s3:DeleteObject on " + prefix + "_preflight/*");
     out.add("s3:ListBucket on " + bucketArn);
     out.add("s3:GetBucketLocation on " + bucketArn);
+    // The preflight's Object Lock check (any bucket may be locked, created or imported).
+    out.add("s3:GetBucketObjectLockConfiguration on " + bucketArn);
     out.add("logs:PutLogEvents on ${FunctionLogs.Arn}");
     boolean vpc = msk || d.get("subnetIds") != null;
     if (vpc) {
@@ -717,6 +730,7 @@ final class InfraMatrix {
     }
     if (!d.is("createBucket", "false")) {
       out.addAll(lifecycleProblems(d, m, side));
+      out.addAll(objectLockProblems(d, m, side));
     }
     // Each alarm as docs/deploy.md's table documents it: metrics (namespace, name, dimensions,
     // statistic, period), expression, and "comparison threshold periods datapoints missing-data".
@@ -841,6 +855,59 @@ final class InfraMatrix {
       out.add(side + " tiers " + tiered + " folders, not the archive's and its errors'");
     }
     return out;
+  }
+
+  /**
+   * objectLockMode/objectLockDays (docs/deploy.md, Object Lock): the created bucket has Object Lock
+   * with exactly that default retention, versioning (which the lock needs), and no expiry before
+   * the retention ends; without them, no lock at all.
+   */
+  static List<String> objectLockProblems(Deployment d, InfraModel m, String side) {
+    List<String> out = new ArrayList<>();
+    Map<String, Object> bucket = m.bucket();
+    Object configuration = bucket.get("ObjectLockConfiguration");
+    if (d.get("objectLockMode") == null) {
+      if (configuration != null || bucket.containsKey("ObjectLockEnabled")) {
+        out.add(side + " locks the bucket without objectLockMode: " + configuration);
+      }
+      return out;
+    }
+    String expected =
+        "{ObjectLockEnabled=Enabled, Rule={DefaultRetention={Days="
+            + d.get("objectLockDays")
+            + ", Mode="
+            + d.get("objectLockMode")
+            + "}}}";
+    if (!expected.equals(String.valueOf(sorted(configuration)))) {
+      out.add(side + " bucket's Object Lock is " + configuration + ", documented: " + expected);
+    }
+    if (!"true".equals(String.valueOf(bucket.get("ObjectLockEnabled")))) {
+      out.add(side + " bucket lacks ObjectLockEnabled=true: " + bucket.get("ObjectLockEnabled"));
+    }
+    if (!String.valueOf(bucket.get("VersioningConfiguration")).equals("{Status=Enabled}")) {
+      out.add(
+          side + " locks a bucket without versioning: " + bucket.get("VersioningConfiguration"));
+    }
+    Map<String, Object> lifecycle = Templates.cast(bucket.get("LifecycleConfiguration"));
+    List<?> rules = lifecycle == null ? List.of() : (List<?>) lifecycle.get("Rules");
+    int days = Integer.parseInt(d.get("objectLockDays"));
+    for (Object r : rules) {
+      Object expiry = Templates.cast(r).get("ExpirationInDays");
+      if (expiry != null && Integer.parseInt(String.valueOf(expiry)) < days) {
+        out.add(side + " expires objects before their retention ends: " + r);
+      }
+    }
+    return out;
+  }
+
+  /** A parsed JSON value with its maps' keys in order, for comparing by text. */
+  private static Object sorted(Object value) {
+    if (value instanceof Map<?, ?> map) {
+      Map<String, Object> out = new java.util.TreeMap<>();
+      map.forEach((k, v) -> out.put(String.valueOf(k), sorted(v)));
+      return out;
+    }
+    return value;
   }
 
   /**

@@ -185,7 +185,11 @@ class InfraMutationTest {
               || type.equals("AWS::S3::Bucket")
               || queue) {
             for (String key : props.keySet()) {
-              out.add(new Mutation(type + " without " + key, t -> props(t, id).remove(key), queue));
+              // The bucket's Object Lock is a promise to the auditor: caught one-sided too.
+              boolean lock = key.startsWith("ObjectLock");
+              out.add(
+                  new Mutation(
+                      type + " without " + key, t -> props(t, id).remove(key), queue || lock));
               Object v = props.get(key);
               if (v instanceof List<?> l && !l.isEmpty()) {
                 for (int i = 0; i < l.size(); i++) {
@@ -200,9 +204,13 @@ class InfraMutationTest {
                     new Mutation(
                         type + " " + key + " changed from " + v,
                         t -> props(t, id).put(key, changed(props(t, id).get(key))),
-                        queue && key.equals("MessageRetentionPeriod")));
+                        (queue && key.equals("MessageRetentionPeriod")) || lock));
               }
             }
+          }
+          if (type.equals("AWS::S3::Bucket")
+              && props.get("ObjectLockConfiguration") instanceof Map<?, ?>) {
+            objectLockMutations(id, out);
           }
           if ("Retain".equals(resource.get("DeletionPolicy"))) {
             out.add(
@@ -221,6 +229,35 @@ class InfraMutationTest {
       }
     }
     return out;
+  }
+
+  /** The default retention's mode and days, each changed; one template alone must notice. */
+  private static void objectLockMutations(String id, List<Mutation> out) {
+    for (String key : List.of("Mode", "Days")) {
+      out.add(
+          new Mutation(
+              "AWS::S3::Bucket ObjectLockConfiguration default retention " + key + " changed",
+              t -> {
+                Map<String, Object> retention =
+                    Templates.cast(
+                        Templates.cast(
+                                Templates.cast(props(t, id).get("ObjectLockConfiguration"))
+                                    .get("Rule"))
+                            .get("DefaultRetention"));
+                Object v = retention.get(key);
+                retention.put(
+                    key,
+                    !key.equals("Mode")
+                        ? changed(v)
+                        : "COMPLIANCE".equals(v) ? "GOVERNANCE" : "COMPLIANCE");
+              },
+              true));
+    }
+    out.add(
+        new Mutation(
+            "AWS::S3::Bucket without VersioningConfiguration under Object Lock",
+            t -> props(t, id).remove("VersioningConfiguration"),
+            true));
   }
 
   private static void statementMutations(

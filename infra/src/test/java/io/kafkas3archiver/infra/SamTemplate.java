@@ -135,22 +135,7 @@ final class SamTemplate {
                 out.add(name + ": " + decl.getOrDefault("ConstraintDescription", "constraint"));
               }
             });
-    Map<String, Object> rules = Templates.cast(root.get("Rules"));
-    if (rules != null) {
-      rules.forEach(
-          (name, r) -> {
-            Map<String, Object> rule = Templates.cast(r);
-            Object when = rule.get("RuleCondition");
-            if (when == null || evaluate(when)) {
-              for (Object a : (List<?>) rule.get("Assertions")) {
-                Map<String, Object> assertion = Templates.cast(a);
-                if (!evaluate(assertion.get("Assert"))) {
-                  out.add(name + ": " + assertion.get("AssertDescription"));
-                }
-              }
-            }
-          });
-    }
+    out.addAll(brokenRules());
     return out;
   }
 
@@ -204,6 +189,30 @@ final class SamTemplate {
     return out;
   }
 
+  /**
+   * The AssertDescription of each Rule assertion these parameter values break, as CloudFormation
+   * would refuse them before creating anything: a Rule applies when its RuleCondition holds (or it
+   * has none).
+   */
+  List<String> brokenRules() {
+    List<String> out = new ArrayList<>();
+    Map<String, Object> rules = Templates.cast(root.get("Rules"));
+    rules.forEach(
+        (name, r) -> {
+          Map<String, Object> rule = Templates.cast(r);
+          if (rule.containsKey("RuleCondition") && !evaluate(rule.get("RuleCondition"))) {
+            return;
+          }
+          for (Object a : (List<?>) rule.get("Assertions")) {
+            Map<String, Object> assertion = Templates.cast(a);
+            if (!evaluate(assertion.get("Assert"))) {
+              out.add(name + ": " + assertion.get("AssertDescription"));
+            }
+          }
+        });
+    return out;
+  }
+
   private boolean condition(String name) {
     Boolean known = conditions.get(name);
     if (known != null) {
@@ -230,12 +239,13 @@ final class SamTemplate {
       case "Fn::And" -> args.stream().allMatch(this::evaluate);
       case "Fn::Or" -> args.stream().anyMatch(this::evaluate);
       case "Condition" -> condition(args.get(0).toString());
-      // Rules only: [list, value], true when the value is one of the list's.
+      // Rules only: whether the list (first argument) holds the value (second).
       case "Fn::Contains" ->
           ((List<?>) resolve(args.get(0)))
               .stream()
                   .map(String::valueOf)
-                  .anyMatch(String.valueOf(flat(resolve(args.get(1))))::equals);
+                  .toList()
+                  .contains(String.valueOf(flat(resolve(args.get(1)))));
       default -> throw new IllegalArgumentException("condition function " + e.getKey());
     };
   }
