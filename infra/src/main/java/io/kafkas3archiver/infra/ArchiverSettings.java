@@ -1,6 +1,5 @@
 package io.kafkas3archiver.infra;
 
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -568,10 +567,6 @@ public record ArchiverSettings(
   static final List<Integer> HEARTBEAT_MINUTES =
       List.of(10, 15, 20, 30, 45, 60, 90, 120, 180, 240, 360, 480, 720, 1440);
 
-  /** The column types PARQUET_SCHEMA may declare (the function's ExplicitSchema). */
-  static final List<String> PARQUET_TYPES =
-      List.of("bigint", "double", "number", "boolean", "string", "json");
-
   public ArchiverSettings {
     if (createBucket && bucketRegion.isPresent()) {
       throw new IllegalArgumentException(
@@ -864,10 +859,35 @@ public record ArchiverSettings(
     }
     validateSchemaRegistry(
         schemaRegistryUri, schemaRegistryAuth, schemaRegistrySecretArn, provisionedPollers);
-    if (athena && outputFormat.equals("parquet") && athenaColumns.isEmpty()) {
-      throw new IllegalArgumentException(
-          "athenaColumns is required for a parquet table (name:type,...): Parquet columns are"
-              + " declared, not discovered");
+    // athena=true with parquet: the table's columns come from the declared schema, and the
+    // function reads its schema back from the table (functionParquetSchema), one schema for both.
+    if (athena && outputFormat.equals("parquet")) {
+      if (!athenaColumns.isEmpty()) {
+        throw new IllegalArgumentException(
+            "athenaColumns is for an ndjson table; a parquet table takes its columns from"
+                + " parquetSchema (the declared schema, e.g. {\"id\":\"bigint\"}), which the"
+                + " function then reads from the table: remove athenaColumns");
+      }
+      if (parquetSchema.isEmpty() || DeclaredSchema.glueTable(parquetSchema.get()).isPresent()) {
+        throw new IllegalArgumentException(
+            "athena=true with outputFormat=parquet needs parquetSchema as a JSON object from"
+                + " field name to type (e.g. {\"id\":\"bigint\",\"at\":\"timestamp\"}): the"
+                + " stack makes the table's columns from it and the function reads its schema"
+                + " from that table"
+                + parquetSchema
+                    .map(v -> "; with " + v + " the table exists already: set athena=false")
+                    .orElse(""));
+      }
+      DeclaredSchema.parse(parquetSchema.get()).tableColumns();
+      if (DeclaredSchema.glueTable("glue:" + glueDatabaseName + "." + athenaTableName).isEmpty()) {
+        throw new IllegalArgumentException(
+            "glueDatabaseName='"
+                + glueDatabaseName
+                + "' and athenaTableName='"
+                + athenaTableName
+                + "' must be Glue names (letters, digits, _ and -): the function reads its"
+                + " schema from glue:<database>.<table>");
+      }
     }
     if (athena && !outputFormat.equals("parquet") && !outputFormat.equals("ndjson")) {
       throw new IllegalArgumentException(
@@ -1218,41 +1238,44 @@ public record ArchiverSettings(
 
   /**
    * The function's own check at cold start, done here too so a bad schema fails the synth instead
-   * of every invocation after the deploy.
+   * of every invocation after the deploy: an inline schema of the declared vocabulary, or {@code
+   * glue:<database>.<table>} (the stack grants glue:GetTable on that table).
    */
-  static void validateParquetSchema(String document) {
-    String legal =
-        "legal: a JSON object from field name to one of " + String.join(", ", PARQUET_TYPES);
-    JsonNode root;
-    try {
-      // As strict as the function's parser: a repeated field or a second value is an error there.
-      root =
-          new ObjectMapper()
-              .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
-              .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-              .readTree(document);
-    } catch (IOException e) {
-      throw new IllegalArgumentException(
-          "parquetSchema='" + document + "' is not JSON (" + e.getMessage() + "); " + legal, e);
+  static void validateParquetSchema(String value) {
+    if (DeclaredSchema.glueTable(value).isPresent()) {
+      return;
     }
-    if (root == null || !root.isObject() || root.isEmpty()) {
+    if (value.strip().startsWith("glue:") || value.strip().startsWith("s3://")) {
       throw new IllegalArgumentException(
-          "parquetSchema='" + document + "' is not a JSON object with a field; " + legal);
+          "parquetSchema='"
+              + value
+              + "' is not valid; legal values: a JSON object from field name to type, or"
+              + " glue:<database>.<table> (letters, digits, _ and -); a schema document in S3 is"
+              + " not granted by the stack: give the schema inline");
     }
-    root.properties()
-        .forEach(
-            field -> {
-              if (!field.getValue().isTextual()
-                  || !PARQUET_TYPES.contains(field.getValue().asText())) {
-                throw new IllegalArgumentException(
-                    "parquetSchema field '"
-                        + field.getKey()
-                        + "' has type "
-                        + field.getValue()
-                        + "; "
-                        + legal);
-              }
-            });
+    DeclaredSchema.parse(value);
+  }
+
+  /**
+   * What the function gets as PARQUET_SCHEMA: with athena=true and parquet, the stack's own table
+   * (its columns are the declared schema), so the files and the table cannot disagree; otherwise
+   * parquetSchema as given.
+   */
+  String functionParquetSchema() {
+    if (athena && outputFormat.equals("parquet")) {
+      // Glue stores database and table names in lower case; the function's GetTable and the
+      // grant's ARNs name them as stored.
+      return new DeclaredSchema.GlueTable(
+              glueDatabaseName.toLowerCase(java.util.Locale.ROOT),
+              athenaTableName.toLowerCase(java.util.Locale.ROOT))
+          .setting();
+    }
+    return parquetSchema.orElse("");
+  }
+
+  /** The Glue table the function reads its schema from, if any (it needs glue:GetTable). */
+  Optional<DeclaredSchema.GlueTable> schemaTable() {
+    return DeclaredSchema.glueTable(functionParquetSchema());
   }
 
   /**

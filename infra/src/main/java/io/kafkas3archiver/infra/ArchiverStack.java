@@ -151,6 +151,21 @@ public final class ArchiverStack extends Stack {
                                 bucket.getBucketArn(),
                                 key.map(IKey::getKeyArn).or(s::kmsKeyArn)))
                     .forEach(archivePolicy::addStatements));
+    // PARQUET_SCHEMA=glue:<database>.<table>: the function reads the table's columns (GetTable
+    // needs the catalog, database and table ARNs); that table only.
+    s.schemaTable()
+        .ifPresent(
+            t -> {
+              String glue = "arn:" + Aws.PARTITION + ":glue:" + Aws.REGION + ":" + Aws.ACCOUNT_ID;
+              archivePolicy.addStatements(
+                  AccessPolicy.allow(
+                      "ReadDeclaredSchemaTable",
+                      List.of("glue:GetTable"),
+                      List.of(
+                          glue + ":catalog",
+                          glue + ":database/" + t.database(),
+                          glue + ":table/" + t.database() + "/" + t.table())));
+            });
     archivePolicy.attachToRole(role);
     allowWildcardResources(
         archivePolicy,
@@ -506,7 +521,7 @@ public final class ArchiverStack extends Stack {
     s.endpointUrlS3().ifPresent(url -> env.put("AWS_ENDPOINT_URL_S3", url));
     env.put("S3_FORCE_PATH_STYLE", Boolean.toString(s.s3ForcePathStyle()));
     env.put("EXPECTED_BUCKET_OWNER", s.expectedBucketOwner().orElse(""));
-    env.put("PARQUET_SCHEMA", s.parquetSchema().orElse(""));
+    env.put("PARQUET_SCHEMA", s.functionParquetSchema());
     env.put("SCHEMA_REGISTRY_URI", s.schemaRegistryUri().orElse(""));
     // The function sends basic auth only; with a client certificate it cannot reach the registry.
     env.put(

@@ -24,7 +24,9 @@ import software.constructs.Construct;
  *   <li>ndjson without {@code athenaColumns}: one {@code line} column holding each raw JSON row
  *       (query with {@code json_extract_scalar(line, '$.field')}); works for any payload.
  *   <li>ndjson with columns: the OpenX JSON SerDe maps top-level fields to columns.
- *   <li>parquet: the declared columns, read by name.
+ *   <li>parquet: the columns of the declared schema ({@code parquetSchema}) with their Hive types;
+ *       the function reads its schema from this table ({@code PARQUET_SCHEMA=glue:<db>.<table>}),
+ *       so the table and the files agree by construction.
  * </ul>
  */
 final class AthenaTable {
@@ -46,11 +48,15 @@ final class AthenaTable {
     String location = "s3://" + bucketName + "/" + s.keyPrefix() + "/" + s.inputTopic() + "/";
     boolean parquet = s.outputFormat().equals("parquet");
     List<ColumnProperty> columns =
-        s.athenaColumns().isEmpty()
-            ? List.of(column("line", "string"))
-            : s.athenaColumns().stream()
-                .map(c -> column(c.substring(0, c.indexOf(':')), c.substring(c.indexOf(':') + 1)))
-                .toList();
+        parquet
+            ? columns(s.parquetSchema().orElseThrow())
+            : s.athenaColumns().isEmpty()
+                ? List.of(column("line", "string"))
+                : s.athenaColumns().stream()
+                    .map(
+                        c ->
+                            column(c.substring(0, c.indexOf(':')), c.substring(c.indexOf(':') + 1)))
+                    .toList();
 
     StorageDescriptorProperty.Builder sd =
         StorageDescriptorProperty.builder().location(location).columns(columns);
@@ -239,6 +245,16 @@ final class AthenaTable {
               + why
               + "; use name=${VARIABLE} folders, or set athena=false");
     }
+  }
+
+  /**
+   * A parquet table's columns: the declared schema's fields, in order, with their Hive types. The
+   * function reads its schema back from this table (PARQUET_SCHEMA=glue:<database>.<table>).
+   */
+  static List<ColumnProperty> columns(String declaredSchema) {
+    return DeclaredSchema.parse(declaredSchema).tableColumns().stream()
+        .map(c -> column(c.name(), c.type().hive()))
+        .toList();
   }
 
   private static ColumnProperty column(String name, String type) {

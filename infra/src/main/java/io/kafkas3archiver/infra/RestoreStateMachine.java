@@ -489,6 +489,15 @@ final class RestoreStateMachine {
   }
 
   /**
+   * A Step Functions service integration's resource ARN in the stack's partition: the Amazon States
+   * Language spells it {@code arn:<partition>:states:::<service>:<api>}, so a literal {@code
+   * arn:aws:} would not resolve in aws-cn or aws-us-gov (CDK's own tasks build it the same way).
+   */
+  static String integration(String serviceApi) {
+    return "arn:" + Aws.PARTITION + ":states:::" + serviceApi;
+  }
+
+  /**
    * The definition (Amazon States Language). The execution input holds the range only (partitions,
    * from, to, fromOffset, toOffset, includeErrors, rekey, maxMbPerSec, transactionRecords); the
    * deployment pins the archive and the target, and wins over the input for those keys.
@@ -524,7 +533,7 @@ final class RestoreStateMachine {
         "Plan",
         Map.of(
             "Type", "Task",
-            "Resource", "arn:aws:states:::lambda:invoke",
+            "Resource", integration("lambda:invoke"),
             "Parameters",
                 Map.of(
                     "FunctionName",
@@ -543,12 +552,18 @@ final class RestoreStateMachine {
     child.put(
         "Restore",
         Map.of(
-            "Type", "Task",
-            "Resource", "arn:aws:states:::lambda:invoke",
-            "Parameters", Map.of("FunctionName", functionArn, "Payload.$", "$"),
-            "OutputPath", "$.Payload",
-            "Retry", List.of(retry),
-            "Next", "Done?"));
+            "Type",
+            "Task",
+            "Resource",
+            integration("lambda:invoke"),
+            "Parameters",
+            Map.of("FunctionName", functionArn, "Payload.$", "$"),
+            "OutputPath",
+            "$.Payload",
+            "Retry",
+            List.of(retry),
+            "Next",
+            "Done?"));
     child.put(
         "Done?",
         Map.of(
@@ -563,7 +578,7 @@ final class RestoreStateMachine {
             "Type", "Map",
             "ItemReader",
                 Map.of(
-                    "Resource", "arn:aws:states:::s3:getObject",
+                    "Resource", integration("s3:getObject"),
                     "ReaderConfig", Map.of("InputType", "JSON"),
                     "Parameters",
                         Map.of(

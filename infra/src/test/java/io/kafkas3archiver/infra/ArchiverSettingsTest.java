@@ -189,11 +189,20 @@ class ArchiverSettingsTest {
   }
 
   @Test
-  void shouldRequireColumnsForAParquetTable() {
+  void shouldRequireADeclaredSchemaForAParquetTable() {
     Map<String, Object> c = new LinkedHashMap<>(Fixtures.mskDefaults());
     c.put("outputFormat", "parquet");
     c.put("athena", "true");
-    assertThatThrownBy(() -> ArchiverSettings.from(c)).hasMessageContaining("athenaColumns");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessageContaining("athena=true with outputFormat=parquet needs parquetSchema");
+    c.put("athenaColumns", "id:bigint");
+    c.put("parquetSchema", "{\"id\":\"bigint\"}");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessageContaining("athenaColumns is for an ndjson table");
+    c.remove("athenaColumns");
+    c.put("parquetSchema", "glue:analytics.orders");
+    assertThatThrownBy(() -> ArchiverSettings.from(c))
+        .hasMessageContaining("with glue:analytics.orders the table exists already");
   }
 
   @Test
@@ -274,7 +283,10 @@ class ArchiverSettingsTest {
   void shouldRejectAParquetSchemaTheFunctionWouldRefuse() {
     for (String bad :
         new String[] {
-          "{\"id\":\"int\"}",
+          "{\"id\":\"integer64\"}",
+          "{\"id\":\"decimal(39,2)\"}",
+          "{\"id\":\"map<int,string>\"}",
+          "{\"id\":\"struct<a:int\"}",
           "{}",
           "[\"id\"]",
           "{\"id\":1}",
@@ -289,7 +301,7 @@ class ArchiverSettingsTest {
           .as(bad)
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("parquetSchema")
-          .hasMessageContaining("bigint, double, number, boolean, string, json");
+          .hasMessageContaining("boolean, int, bigint, float, double, decimal(p,s), string");
     }
   }
 

@@ -21,7 +21,7 @@ class AthenaTableTest {
     Map<String, Object> p = new LinkedHashMap<>(Fixtures.selfManaged());
     p.put("athena", "true");
     p.put("outputFormat", "parquet");
-    p.put("athenaColumns", "vehicleid:string,speedkmh:double");
+    p.put("parquetSchema", "{\"vehicleid\":\"string\",\"speedkmh\":\"double\"}");
     parquet = Template.fromStack(Fixtures.stack(p));
   }
 

@@ -143,15 +143,25 @@ class CfnLintIT {
   }
 
   /**
-   * NagTest's shapes and every documented configuration (InfraMatrix: each authentication,
-   * registry, on-failure target, Iceberg catalog, the restore, lifecycle tiers), which NagTest also
-   * synthesizes with cdk-nag.
+   * NagTest's shapes, every documented configuration (InfraMatrix: each authentication, registry,
+   * on-failure target, Iceberg catalog, the restore, lifecycle tiers), which NagTest also
+   * synthesizes with cdk-nag, and every documented cdk command (DocumentedCommandsTest runs cdk-nag
+   * on them).
    */
-  static java.util.stream.Stream<Arguments> deployments() {
-    return java.util.stream.Stream.concat(
-        NagTest.deployments(),
-        InfraMatrix.all().stream()
-            .map(d -> Arguments.of("documented-" + d.name(), new LinkedHashMap<>(d.cdk()))));
+  static java.util.stream.Stream<Arguments> deployments() throws java.io.IOException {
+    return java.util.stream.Stream.of(
+            NagTest.deployments(),
+            InfraMatrix.all().stream()
+                .map(d -> Arguments.of("documented-" + d.name(), new LinkedHashMap<>(d.cdk()))),
+            // Each `cdk` command README.md and docs/ show, as written there (DocumentedCommands).
+            DocumentedCommands.all().stream()
+                .filter(c -> c.tool() == DocumentedCommands.Tool.CDK)
+                .map(
+                    c ->
+                        Arguments.of(
+                            "command-" + c.where().replaceAll("[^A-Za-z0-9.]+", "-"),
+                            new LinkedHashMap<>(c.settings()))))
+        .flatMap(s -> s);
   }
 
   @ParameterizedTest(name = "{0}")

@@ -405,7 +405,48 @@ final class InfraMatrix {
             "restoreSecurityGroupIds",
             "sg-0123456789abcdef0",
             "auditScheduleMinutes",
-            "15"));
+            "15"),
+        // docs/restore.md: restoreAuth=plaintext (a target inside the VPC, no TLS, no IAM).
+        deployment(
+            "msk-iam-restore-plaintext",
+            "clusterArn",
+            Fixtures.CLUSTER_ARN,
+            "restore",
+            "true",
+            "includeKafkaMetadata",
+            "true",
+            "restoreAuth",
+            "plaintext",
+            "restoreBootstrapServers",
+            "b-1.dr.example.com:9092",
+            "restoreSubnetIds",
+            "subnet-0123456789abcdef0",
+            "restoreSecurityGroupIds",
+            "sg-0123456789abcdef0"),
+        // docs/object-layout.md's keyTemplate example (a record variable) with the event time
+        // from a field (docs/deploy.md: partitionTime=field, timeField, timeFormat).
+        deployment(
+            "msk-iam-key-template-record-variable-event-time",
+            "clusterArn",
+            Fixtures.CLUSTER_ARN,
+            "keyTemplate",
+            "${KEY_PREFIX}/${OBJECT_NAME}/region=${value.customer.region}/year=${YEAR}"
+                + "/month=${MONTH}/day=${DAY}/hour=${HOUR}/${JOB_ID}",
+            "partitionTime",
+            "field",
+            "timeField",
+            "meta.eventTime",
+            "timeFormat",
+            "epoch_millis"),
+        // docs/object-layout.md: the function reads its schema from a Glue table of the user's.
+        deployment(
+            "msk-iam-parquet-schema-from-glue-table",
+            "clusterArn",
+            Fixtures.CLUSTER_ARN,
+            "outputFormat",
+            "parquet",
+            "parquetSchema",
+            "glue:analytics.orders_v1"));
   }
 
   private static String[] concat(String[] head, String... tail) {
@@ -589,6 +630,16 @@ final class InfraMatrix {
         out.add(action + " on " + schemas);
       }
     }
+    // PARQUET_SCHEMA=glue:<database>.<table>: Glue's "Identity-based policies" (GetTable is
+    // authorized on the catalog, the database and the table), that table only.
+    String schema = d.cdk().getOrDefault("parquetSchema", "");
+    if (schema.startsWith("glue:")) {
+      String glue = "arn:${AWS::Partition}:glue:${AWS::Region}:${AWS::AccountId}:";
+      String[] name = schema.substring(5).split("\\.");
+      out.add("glue:GetTable on " + glue + "catalog");
+      out.add("glue:GetTable on " + glue + "database/" + name[0]);
+      out.add("glue:GetTable on " + glue + "table/" + name[0] + "/" + name[1]);
+    }
     if (d.get("schemaRegistrySecretArn") != null) {
       out.add("secretsmanager:GetSecretValue on " + d.get("schemaRegistrySecretArn"));
     }
@@ -681,7 +732,10 @@ final class InfraMatrix {
       out.addAll(lifecycleProblems(d, m, side));
       out.addAll(objectLockProblems(d, m, side));
     }
+    // Each alarm as docs/deploy.md's table documents it: metrics (namespace, name, dimensions,
+    // statistic, period), expression, and "comparison threshold periods datapoints missing-data".
     String mapping = "{EventSourceMappingUUID=${KafkaMapping}}";
+    int heartbeat = Integer.parseInt(d.cdk().getOrDefault("heartbeatMinutes", "60")) / 5;
     expectAlarm(
         m,
         side,
@@ -690,8 +744,20 @@ final class InfraMatrix {
             "errors=AWS/Lambda Errors {FunctionName=${function}} Sum 300",
             "invocations=AWS/Lambda Invocations {FunctionName=${function}} Sum 300"),
         "FILL(invocations, 0) - FILL(errors, 0)",
-        "LessThanThreshold 1 breaching",
+        "LessThanThreshold 1 " + heartbeat + " " + heartbeat + " breaching",
         out);
+    if (provisioned && onFailure.equals("sqs")) {
+      expectAlarm(
+          m,
+          side,
+          "FailedBatchesAlarm",
+          List.of(
+              "AWS/SQS ApproximateNumberOfMessagesVisible {QueueName=${OnFailureQueue.QueueName}}"
+                  + " Maximum 300"),
+          "null",
+          "GreaterThanOrEqualToThreshold 1 1 1 notBreaching",
+          out);
+    }
     if (provisioned) {
       expectAlarm(
           m,
@@ -699,7 +765,15 @@ final class InfraMatrix {
           "MappingNotPollingAlarm",
           List.of("AWS/Lambda PolledEventCount " + mapping + " SampleCount 300"),
           "null",
-          "LessThanThreshold 1 breaching",
+          "LessThanThreshold 1 3 3 breaching",
+          out);
+      expectAlarm(
+          m,
+          side,
+          "PollingErrorsAlarm",
+          List.of("AWS/Lambda PollingErrorCount " + mapping + " Sum 300"),
+          "null",
+          "GreaterThanOrEqualToThreshold 1 1 1 notBreaching",
           out);
       expectAlarm(
           m,
@@ -707,7 +781,7 @@ final class InfraMatrix {
           "DroppedEventsAlarm",
           List.of("AWS/Lambda DroppedEventCount " + mapping + " Sum 300"),
           "null",
-          "GreaterThanThreshold 0 notBreaching",
+          "GreaterThanThreshold 0 1 1 notBreaching",
           out);
       if (!onFailure.equals("none")) {
         expectAlarm(
@@ -716,7 +790,15 @@ final class InfraMatrix {
             "OnFailureDestinationAlarm",
             List.of("AWS/Lambda OnFailureDestinationDeliveredEventCount " + mapping + " Sum 300"),
             "null",
-            "GreaterThanOrEqualToThreshold 1 notBreaching",
+            "GreaterThanOrEqualToThreshold 1 1 1 notBreaching",
+            out);
+        expectAlarm(
+            m,
+            side,
+            "OnFailureDeliveryErrorsAlarm",
+            List.of("AWS/Lambda OnFailureDestinationDeliveryErrorCount " + mapping + " Sum 300"),
+            "null",
+            "GreaterThanOrEqualToThreshold 1 1 1 notBreaching",
             out);
       }
     }
@@ -830,7 +912,7 @@ final class InfraMatrix {
 
   /**
    * One of the alarms that report a stall or a loss, as documented in docs/deploy.md: its metrics,
-   * expression, and "comparison threshold missing-data".
+   * expression, and "comparison threshold evaluation-periods datapoints-to-alarm missing-data".
    */
   private static void expectAlarm(
       InfraModel m,
@@ -846,7 +928,8 @@ final class InfraMatrix {
       return;
     }
     String[] f = alarm.split(" \\| ");
-    String actual = f[0] + " | " + f[1] + " | " + f[2] + " " + f[3] + " " + f[6];
+    String actual =
+        f[0] + " | " + f[1] + " | " + f[2] + " " + f[3] + " " + f[4] + " " + f[5] + " " + f[6];
     String expected = metrics.stream().sorted().toList() + " | " + expression + " | " + rule;
     if (!actual.equals(expected)) {
       out.add(side + " " + id + " is " + actual + ", documented: " + expected);
@@ -898,24 +981,24 @@ final class InfraMatrix {
     String lag = d.cdk().getOrDefault("auditLagThreshold", "100000");
     String seconds = Integer.toString(Integer.parseInt(minutes) * 60);
     String[][] documented = {
-      {"AuditGapsAlarm", "ArchiveGapOffsets", "Maximum 300", "GreaterThanThreshold 0 ignore"},
+      {"AuditGapsAlarm", "ArchiveGapOffsets", "Maximum 300", "GreaterThanThreshold 0 1 1 ignore"},
       {
         "AuditDuplicatesAlarm",
         "ArchiveDuplicateOffsets",
         "Maximum 300",
-        "GreaterThanThreshold 0 ignore"
+        "GreaterThanThreshold 0 1 1 ignore"
       },
       {
         "AuditLagAlarm",
         "ArchiveLagOffsets",
         "Maximum 300",
-        "GreaterThanThreshold " + lag + " ignore"
+        "GreaterThanThreshold " + lag + " 1 1 ignore"
       },
       {
         "AuditHeartbeatAlarm",
         "ArchiveGapOffsets",
         "SampleCount " + seconds,
-        "LessThanThreshold 1 breaching"
+        "LessThanThreshold 1 2 2 breaching"
       }
     };
     for (String[] a : documented) {

@@ -30,13 +30,19 @@ class InfraMutationTest {
     }
   }
 
-  /** The alarms that say a stall or a loss happened: their loss must be caught one-sided too. */
+  /**
+   * The alarms that say a stall or a loss happened: any change to one (its metric, statistic,
+   * period, dimensions, threshold, periods, missing data) must be caught one-sided too.
+   */
   static final List<String> STALL_ALARMS =
       List.of(
           "HeartbeatAlarm",
           "MappingNotPollingAlarm",
+          "PollingErrorsAlarm",
           "DroppedEventsAlarm",
-          "OnFailureDestinationAlarm");
+          "FailedBatchesAlarm",
+          "OnFailureDestinationAlarm",
+          "OnFailureDeliveryErrorsAlarm");
 
   @Test
   void shouldCatchEveryMutationOfEitherTemplate() {
@@ -90,6 +96,12 @@ class InfraMutationTest {
     }
     if (description.startsWith("without output")) {
       return "stack output";
+    }
+    if (description.startsWith("AWS::CloudWatch::Alarm")
+        && (description.endsWith(" namespace changed")
+            || description.endsWith(" period changed")
+            || description.contains(" dimension "))) {
+      return "alarm metric (namespace, dimensions, period)";
     }
     if (description.startsWith("AWS::Events::Rule")) {
       return "schedule";
@@ -308,8 +320,8 @@ class InfraMutationTest {
   }
 
   /**
-   * An alarm removed, or its metric, statistic, expression, comparison, threshold, periods or
-   * missing-data treatment changed.
+   * An alarm removed, or its metric (name, namespace, dimensions, period), statistic, expression,
+   * comparison, threshold, evaluation periods, datapoints or missing-data treatment changed.
    */
   private static void alarmMutations(String id, Map<String, Object> props, List<Mutation> out) {
     String name = Templates.logical(id);
@@ -329,14 +341,14 @@ class InfraMutationTest {
                         "breaching".equals(props(t, id).get("TreatMissingData"))
                             ? "notBreaching"
                             : "breaching"),
-            audit || (stall && "breaching".equals(props.get("TreatMissingData")))));
+            stall));
     for (String key : List.of("Threshold", "EvaluationPeriods", "DatapointsToAlarm")) {
       if (props.containsKey(key)) {
         out.add(
             new Mutation(
                 what + " " + key + " changed",
                 t -> props(t, id).put(key, changed(Templates.render(props(t, id).get(key)))),
-                audit && key.equals("Threshold")));
+                stall));
       }
     }
     out.add(
@@ -363,7 +375,9 @@ class InfraMutationTest {
                   props(t, id)
                       .put(
                           "Statistic",
-                          "Sum".equals(props(t, id).get("Statistic")) ? "Average" : "Sum")));
+                          "Sum".equals(props(t, id).get("Statistic")) ? "Average" : "Sum"),
+              stall));
+      metricMutations(what, stall, t -> props(t, id), props, out);
     }
     if (props.get("Metrics") instanceof List<?> queries) {
       for (int i = 0; i < queries.size(); i++) {
@@ -386,7 +400,69 @@ class InfraMutationTest {
                     m.put("MetricName", m.get("MetricName") + "Mutant");
                   },
                   stall));
+          Map<String, Object> stat = Templates.cast(query.get("MetricStat"));
+          String which = what + " metric " + query.get("Id");
+          out.add(
+              new Mutation(
+                  which + " period changed",
+                  t -> {
+                    Map<String, Object> ms = Templates.cast(query(t, id, q).get("MetricStat"));
+                    ms.put("Period", changed(Templates.render(ms.get("Period"))));
+                  },
+                  stall));
+          metricMutations(
+              which,
+              stall,
+              t -> Templates.cast(Templates.cast(query(t, id, q).get("MetricStat")).get("Metric")),
+              Templates.cast(stat.get("Metric")),
+              out);
         }
+      }
+    }
+  }
+
+  /**
+   * A metric's namespace changed, and each of its dimensions removed or pointed elsewhere; for a
+   * plain alarm also its period. {@code metric} finds the metric's map in a template copy.
+   */
+  private static void metricMutations(
+      String what,
+      boolean stall,
+      java.util.function.Function<Map<String, Object>, Map<String, Object>> metric,
+      Map<String, Object> original,
+      List<Mutation> out) {
+    out.add(
+        new Mutation(
+            what + " namespace changed",
+            t -> metric.apply(t).put("Namespace", metric.apply(t).get("Namespace") + "Mutant"),
+            stall));
+    if (original.containsKey("Period")) {
+      out.add(
+          new Mutation(
+              what + " period changed",
+              t ->
+                  metric
+                      .apply(t)
+                      .put("Period", changed(Templates.render(metric.apply(t).get("Period")))),
+              stall));
+    }
+    if (original.get("Dimensions") instanceof List<?> dims) {
+      for (int i = 0; i < dims.size(); i++) {
+        int at = i;
+        out.add(
+            new Mutation(
+                what + " dimension " + i + " removed",
+                t -> ((List<?>) metric.apply(t).get("Dimensions")).remove(at),
+                stall));
+        out.add(
+            new Mutation(
+                what + " dimension " + i + " value changed",
+                t -> {
+                  Map<String, Object> dim =
+                      Templates.cast(((List<?>) metric.apply(t).get("Dimensions")).get(at));
+                  dim.put("Value", "mutant");
+                },
+                stall));
       }
     }
   }

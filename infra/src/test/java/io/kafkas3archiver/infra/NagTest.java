@@ -37,7 +37,7 @@ class NagTest {
     Map<String, Object> parquet = new LinkedHashMap<>(Fixtures.selfManaged());
     parquet.put("outputFormat", "parquet");
     parquet.put("athena", "true");
-    parquet.put("athenaColumns", "vehicleid:string,speedkmh:double");
+    parquet.put("parquetSchema", "{\"vehicleid\":\"string\",\"speedkmh\":\"double\"}");
     parquet.put("provisionedPollers", "true");
     Map<String, Object> iceberg = new LinkedHashMap<>(Fixtures.mskDefaults());
     iceberg.put("outputFormat", "iceberg");

@@ -57,7 +57,7 @@ class RestoreStackTest {
     assertThat(map.path("ItemProcessor").path("ProcessorConfig").path("Mode").asText())
         .isEqualTo("DISTRIBUTED");
     assertThat(map.path("ItemReader").path("Resource").asText())
-        .isEqualTo("arn:aws:states:::s3:getObject");
+        .isEqualTo("arn:${AWS::Partition}:states:::s3:getObject");
     assertThat(map.path("ItemReader").path("ReaderConfig").path("InputType").asText())
         .isEqualTo("JSON");
     assertThat(map.path("MaxConcurrency").asInt()).isEqualTo(7);

@@ -186,8 +186,10 @@ class SamParityTest {
 
   /**
    * SAM can check a parameter only with a pattern, the CDK app with code; both must agree on what
-   * they let through. (SAM's pattern cannot see a repeated field in PARQUET_SCHEMA; the function
-   * refuses that at cold start, naming the variable.)
+   * they let through. (SAM's pattern cannot see a repeated field in PARQUET_SCHEMA, nor an
+   * unknown type name or a malformed decimal/struct: it checks the shape, a JSON object of
+   * "name":"type" pairs whose types are made of type characters, or glue:<database>.<table>; the
+   * function refuses the rest at cold start, naming the variable and the field.)
    */
   @Test
   void shouldAcceptAndRefuseTheSameOwnersAndSchemasAsTheCdkApp() throws Exception {
@@ -210,7 +212,11 @@ class SamParityTest {
                 "{\"id\":1}",
                 "[\"id\"]",
                 "{\"id\":\"number\"",
-                "{\"id\":\"number\",}"));
+                "{\"id\":\"number\",}",
+                "{\"price\":\"decimal(10,2)\",\"at\":\"timestamp\",\"loc\":\"struct<lat:double>\"}",
+                "glue:analytics.orders_v1",
+                "glue:analytics",
+                "s3://acme-schemas/orders.json"));
     Map<String, String> disagreements = new TreeMap<>();
     int accepted = 0;
     int refused = 0;

@@ -117,6 +117,65 @@ final class SamTemplate {
     return out;
   }
 
+  // --- Rules and parameter constraints (what CloudFormation refuses before it creates anything)
+
+  /**
+   * What CloudFormation would refuse these parameters for, before creating anything: each failed
+   * parameter constraint (AllowedValues, AllowedPattern, MinValue/MaxValue, MinLength/MaxLength) as
+   * "Parameter: ConstraintDescription", and each failed assertion of the template's Rules whose
+   * RuleCondition holds (none = always) as "RuleName: AssertDescription". Empty: it would deploy.
+   */
+  List<String> refusals() {
+    List<String> out = new ArrayList<>();
+    Templates.cast(root.get("Parameters"))
+        .forEach(
+            (name, d) -> {
+              Map<String, Object> decl = Templates.cast(d);
+              if (!constraintsHold(decl, String.valueOf(flat(parameters.get(name))))) {
+                out.add(name + ": " + decl.getOrDefault("ConstraintDescription", "constraint"));
+              }
+            });
+    out.addAll(brokenRules());
+    return out;
+  }
+
+  private static boolean constraintsHold(Map<String, Object> decl, String value) {
+    if (decl.get("AllowedValues") instanceof List<?> allowed
+        && allowed.stream().map(String::valueOf).noneMatch(value::equals)) {
+      return false;
+    }
+    if (decl.get("AllowedPattern") instanceof String pattern && !value.matches(pattern)) {
+      return false;
+    }
+    if (decl.get("MinLength") != null
+        && value.length() < Integer.parseInt(decl.get("MinLength").toString())) {
+      return false;
+    }
+    if (decl.get("MaxLength") != null
+        && value.length() > Integer.parseInt(decl.get("MaxLength").toString())) {
+      return false;
+    }
+    if ("Number".equals(decl.get("Type"))) {
+      java.math.BigDecimal n;
+      try {
+        n = new java.math.BigDecimal(value);
+      } catch (NumberFormatException e) {
+        return false;
+      }
+      if (decl.get("MinValue") != null
+          && n.compareTo(new java.math.BigDecimal(decl.get("MinValue").toString())) < 0) {
+        return false;
+      }
+      if (decl.get("MaxValue") != null
+          && n.compareTo(new java.math.BigDecimal(decl.get("MaxValue").toString())) > 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // --- end of Rules
+
   /** Statements of the inline policies of FunctionRole, flattened. */
   List<Templates.Statement> roleStatements() {
     Map<String, Object> role = Templates.cast(resources().get("FunctionRole").get("Properties"));
