@@ -18,6 +18,8 @@ public sealed interface FieldType {
     DOUBLE,
     /** Text; also Avro/Protobuf enums, uuid and bytes (as the mapping's JSON renders them). */
     STRING,
+    /** Bytes: a declared {@code binary}; JSON gives base64 text. */
+    BINARY,
     /** Days since 1970-01-01; JSON gives a number of days or an ISO date. */
     DATE,
     TIME_MILLIS,
