@@ -307,6 +307,39 @@ class DeclaredSchemaTest {
     }
   }
 
+  @Test
+  void shouldKeepTheExactValueWhereAReaderPrintsADeclaredCellDifferently() throws IOException {
+    EncodeResult[] result = new EncodeResult[1];
+    String dated = "{\"n\":1,\"s\":\"x\",\"d\":\"2026-12-06\"}";
+    Path file =
+        write(
+            "{\"n\":\"bigint\",\"s\":\"string\",\"d\":\"date\"}",
+            true,
+            result,
+            "{\"n\":1,\"s\":\"x\"}",
+            dated,
+            "{\"s\":\"42\"}");
+
+    try (DuckDb duck = new DuckDb()) {
+      assertThat(
+              duck.query(
+                  "SELECT kafka_exact FROM read_parquet("
+                      + DuckDb.literal(file)
+                      + ") ORDER BY kafka_offset"))
+          .extracting(r -> r.get("kafka_exact"))
+          .containsExactly(
+              // the cells give the value back as it was
+              null,
+              // a reader prints the date as a date: the value's bytes are kept
+              "{\"value_base64\":\""
+                  + java.util.Base64.getEncoder()
+                      .encodeToString(dated.getBytes(StandardCharsets.UTF_8))
+                  + "\"}",
+              // a string that looks like a number stays a string
+              "{\"text\":[\"s\"]}");
+    }
+  }
+
   private static ArchiverConfig config(String format, String schema) {
     return ArchiverConfig.fromEnv(
         Map.of(
@@ -325,6 +358,11 @@ class DeclaredSchemaTest {
   }
 
   private Path write(String schema, EncodeResult[] result, String... values) throws IOException {
+    return write(schema, false, result, values);
+  }
+
+  private Path write(String schema, boolean metadata, EncodeResult[] result, String... values)
+      throws IOException {
     List<KafkaRecord> records = new ArrayList<>();
     for (int i = 0; i < values.length; i++) {
       records.add(
@@ -343,7 +381,7 @@ class DeclaredSchemaTest {
         Encoder.forFormat(
                 Format.PARQUET,
                 Compression.SNAPPY,
-                false,
+                metadata,
                 Optional.of(DeclaredSchema.parse(schema, "PARQUET_SCHEMA")))
             .encode(records, out);
     Path file = Files.createTempFile(dir, "batch", ".parquet");
