@@ -56,6 +56,12 @@ final class RegistryColumns {
   /** A nested record's converted cells. */
   private record Group(Object[] cells) {}
 
+  /** An array's converted elements (null for a JSON null element). */
+  private record ListCell(Object[] elements) {}
+
+  /** An object's keys and converted values, for a MAP. */
+  private record MapCell(String[] keys, Object[] values) {}
+
   /** A value that does not fit its column. */
   static final class Mismatch extends Exception {
     private static final long serialVersionUID = 1L;
@@ -188,6 +194,25 @@ final class RegistryColumns {
         // Parquet has no empty group: a record without fields is JSON text.
         yield fields.isEmpty() ? text(name) : new GroupType(Type.Repetition.OPTIONAL, name, fields);
       }
+      case FieldType.Array a ->
+          // The three-level LIST of the Parquet spec, which Athena, Spark and DuckDB read.
+          Types.optionalGroup()
+              .as(LogicalTypeAnnotation.listType())
+              .addField(
+                  new GroupType(Type.Repetition.REPEATED, "list", type("element", a.element())))
+              .named(name);
+      case FieldType.MapOf m ->
+          Types.optionalGroup()
+              .as(LogicalTypeAnnotation.mapType())
+              .addField(
+                  new GroupType(
+                      Type.Repetition.REPEATED,
+                      "key_value",
+                      Types.required(PrimitiveTypeName.BINARY)
+                          .as(LogicalTypeAnnotation.stringType())
+                          .named("key"),
+                      type("value", m.value())))
+              .named(name);
       case FieldType.Json j -> text(name);
     };
   }
@@ -310,6 +335,30 @@ final class RegistryColumns {
         yield s.fields().isEmpty()
             ? Binary.fromString(o.toString())
             : new Group(cells(s.fields(), o, null, path + "."));
+      }
+      case FieldType.Array a -> {
+        if (!v.isArray()) {
+          throw mismatch(path, v, "an array", type);
+        }
+        Object[] elements = new Object[v.size()];
+        for (int i = 0; i < elements.length; i++) {
+          elements[i] = cell(a.element(), v.get(i), path + "[]");
+        }
+        yield new ListCell(elements);
+      }
+      case FieldType.MapOf m -> {
+        if (!(v instanceof ObjectNode o)) {
+          throw mismatch(path, v, "an object", type);
+        }
+        String[] keys = new String[o.size()];
+        Object[] values = new Object[o.size()];
+        Iterator<Map.Entry<String, JsonNode>> entries = o.fields();
+        for (int i = 0; entries.hasNext(); i++) {
+          Map.Entry<String, JsonNode> e = entries.next();
+          keys[i] = e.getKey();
+          values[i] = cell(m.value(), e.getValue(), path + "." + e.getKey());
+        }
+        yield new MapCell(keys, values);
       }
       case FieldType.Json j -> Binary.fromString(v.toString());
     };
@@ -553,22 +602,65 @@ final class RegistryColumns {
       }
       String name = names == null ? columns.get(i).name() : names.get(i);
       consumer.startField(name, first + i);
-      switch (cell) {
-        case Boolean b -> consumer.addBoolean(b);
-        case Integer n -> consumer.addInteger(n);
-        case Long n -> consumer.addLong(n);
-        case Float f -> consumer.addFloat(f);
-        case Double d -> consumer.addDouble(d);
-        case Binary b -> consumer.addBinary(b);
-        case Group g -> {
-          consumer.startGroup();
-          FieldType.Struct s = (FieldType.Struct) columns.get(i).type();
-          write(consumer, s.fields(), null, g.cells(), 0);
-          consumer.endGroup();
-        }
-        default -> throw new IllegalStateException("no Parquet value for " + cell.getClass());
-      }
+      value(consumer, cell, columns.get(i).type());
       consumer.endField(name, first + i);
+    }
+  }
+
+  /** One value inside its field: a scalar, or a group's fields. */
+  private static void value(RecordConsumer consumer, Object cell, FieldType type) {
+    switch (cell) {
+      case Boolean b -> consumer.addBoolean(b);
+      case Integer n -> consumer.addInteger(n);
+      case Long n -> consumer.addLong(n);
+      case Float f -> consumer.addFloat(f);
+      case Double d -> consumer.addDouble(d);
+      case Binary b -> consumer.addBinary(b);
+      case Group g -> {
+        consumer.startGroup();
+        write(consumer, ((FieldType.Struct) type).fields(), null, g.cells(), 0);
+        consumer.endGroup();
+      }
+      case ListCell l -> {
+        consumer.startGroup();
+        if (l.elements().length > 0) {
+          FieldType element = ((FieldType.Array) type).element();
+          consumer.startField("list", 0);
+          for (Object e : l.elements()) {
+            consumer.startGroup();
+            if (e != null) {
+              consumer.startField("element", 0);
+              value(consumer, e, element);
+              consumer.endField("element", 0);
+            }
+            consumer.endGroup();
+          }
+          consumer.endField("list", 0);
+        }
+        consumer.endGroup();
+      }
+      case MapCell m -> {
+        consumer.startGroup();
+        if (m.keys().length > 0) {
+          FieldType valueType = ((FieldType.MapOf) type).value();
+          consumer.startField("key_value", 0);
+          for (int k = 0; k < m.keys().length; k++) {
+            consumer.startGroup();
+            consumer.startField("key", 0);
+            consumer.addBinary(Binary.fromString(m.keys()[k]));
+            consumer.endField("key", 0);
+            if (m.values()[k] != null) {
+              consumer.startField("value", 1);
+              value(consumer, m.values()[k], valueType);
+              consumer.endField("value", 1);
+            }
+            consumer.endGroup();
+          }
+          consumer.endField("key_value", 0);
+        }
+        consumer.endGroup();
+      }
+      default -> throw new IllegalStateException("no Parquet value for " + cell.getClass());
     }
   }
 }

@@ -50,6 +50,8 @@ public final class DeclaredTypes {
           };
       case FieldType.Decimal d -> "decimal(" + d.precision() + "," + d.scale() + ")";
       case FieldType.Struct s -> "struct (object)";
+      case FieldType.Array a -> "array<" + name(a.element()) + "> (array)";
+      case FieldType.MapOf m -> "map<string," + name(m.value()) + "> (object)";
       case FieldType.Json j -> "json (object or array)";
     };
   }
@@ -144,9 +146,9 @@ public final class DeclaredTypes {
         case "struct" -> struct();
         case "array" -> {
           expect('<');
-          type();
+          FieldType element = type();
           expect('>');
-          yield new FieldType.Json();
+          yield new FieldType.Array(element);
         }
         case "map" -> {
           expect('<');
@@ -156,9 +158,9 @@ public final class DeclaredTypes {
                 "the type '" + text + "' has a map whose keys are not string (JSON keys are)");
           }
           expect(',');
-          type();
+          FieldType value = type();
           expect('>');
-          yield new FieldType.Json();
+          yield new FieldType.MapOf(value);
         }
         case "" ->
             throw new IllegalArgumentException(

@@ -39,7 +39,13 @@ public sealed interface FieldType {
     }
   }
 
-  /** Arrays, maps and unions of several types: kept as compact JSON text. */
+  /** A declared {@code array<element>}: a Parquet LIST of its elements (JSON arrays). */
+  record Array(FieldType element) implements FieldType {}
+
+  /** A declared {@code map<string,value>}: a Parquet MAP from string keys (JSON objects). */
+  record MapOf(FieldType value) implements FieldType {}
+
+  /** Registry arrays, maps and unions of several types; declared json: compact JSON text. */
   record Json() implements FieldType {}
 
   /**

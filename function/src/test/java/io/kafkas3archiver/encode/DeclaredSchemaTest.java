@@ -248,8 +248,23 @@ class DeclaredSchemaTest {
             "CAST(v.a AS VARCHAR) || v.b",
             "1x",
             "5"),
-        Arguments.of("array<int>", "[1,2]", "VARCHAR", "v", "[1,2]", "7"),
-        Arguments.of("map<string,int>", "{\"k\":1}", "VARCHAR", "v", "{\"k\":1}", "\"k\""));
+        Arguments.of(
+            "array<int>", "[1,null,2]", "INTEGER[]", "CAST(v AS VARCHAR)", "[1, NULL, 2]", "7"),
+        Arguments.of("array<string>", "[]", "VARCHAR[]", "CAST(v AS VARCHAR)", "[]", "\"zz\""),
+        Arguments.of(
+            "array<struct<a:int>>",
+            "[{\"a\":1},{\"a\":2}]",
+            "STRUCT(a INTEGER)[]",
+            "CAST(v[2].a AS VARCHAR)",
+            "2",
+            "{}"),
+        Arguments.of(
+            "map<string,int>",
+            "{\"k\":1,\"l\":null}",
+            "MAP(VARCHAR, INTEGER)",
+            "CAST(v AS VARCHAR)",
+            "{k=1, l=NULL}",
+            "[1]"));
   }
 
   @ParameterizedTest(name = "{0}: {1}")

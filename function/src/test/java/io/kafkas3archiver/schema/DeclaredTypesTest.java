@@ -61,9 +61,15 @@ class DeclaredTypesTest {
                         "b",
                         "b",
                         new FieldType.Struct(
-                            List.of(new FieldType.Column("c", "c", new FieldType.Json())))))));
-    assertThat(DeclaredTypes.parse("array<struct<x:int>>")).isEqualTo(new FieldType.Json());
-    assertThat(DeclaredTypes.parse("map<string,array<int>>")).isEqualTo(new FieldType.Json());
+                            List.of(
+                                new FieldType.Column(
+                                    "c", "c", new FieldType.Array(Scalar.STRING))))))));
+    assertThat(DeclaredTypes.parse("array<struct<x:int>>"))
+        .isEqualTo(
+            new FieldType.Array(
+                new FieldType.Struct(List.of(new FieldType.Column("x", "x", Scalar.INT32)))));
+    assertThat(DeclaredTypes.parse("map<string,array<int>>"))
+        .isEqualTo(new FieldType.MapOf(new FieldType.Array(Scalar.INT32)));
     assertThat(DeclaredTypes.parse("json")).isEqualTo(new FieldType.Json());
   }
 
