@@ -59,7 +59,8 @@ class GlueTableSchemaIT {
                                               column("price", "decimal(10,2)"),
                                               column("day", "date"),
                                               column("loc", "struct<lat:double,lon:double>"),
-                                              column("tags", "array<string>")))));
+                                              column("tags", "array<string>"),
+                                              column("attrs", "map<string,int>")))));
     }
   }
 
@@ -89,7 +90,7 @@ class GlueTableSchemaIT {
         handler,
         "{\"vehicleId\":\"V-1\",\"speedKmh\":87.5,\"at\":\"2026-12-06T01:02:03.456Z\","
             + "\"price\":19.99,\"day\":\"2026-12-06\",\"loc\":{\"lat\":48.85,\"lon\":2.35},"
-            + "\"tags\":[\"a\"],\"extra\":7}",
+            + "\"tags\":[\"a\"],\"attrs\":{\"doors\":4},\"extra\":7}",
         "{\"vehicleId\":\"V-2\",\"speedKmh\":\"fast\"}");
     handle(handler, "{\"vehicleId\":\"V-3\",\"speedKmh\":1}");
 
@@ -114,23 +115,33 @@ class GlueTableSchemaIT {
             Map.entry("day", "DATE"),
             Map.entry("loc", "STRUCT(lat DOUBLE, lon DOUBLE)"),
             Map.entry("tags", "VARCHAR[]"),
+            Map.entry("attrs", "MAP(VARCHAR, INTEGER)"),
             Map.entry("extra", "BIGINT"),
             Map.entry("_overflow", "VARCHAR"));
     try (DuckDb duck = new DuckDb()) {
       assertThat(
               duck.query(
                   "SELECT vehicleid, speedkmh, epoch_ms(\"at\") AS ts, CAST(price AS VARCHAR) AS"
-                      + " price, CAST(\"day\" AS VARCHAR) AS d, loc.lat AS lat, CAST(tags AS VARCHAR) AS tags, extra FROM"
+                      + " price, CAST(\"day\" AS VARCHAR) AS d, loc.lat AS lat, CAST(tags AS VARCHAR) AS tags, CAST(attrs AS VARCHAR) AS attrs, extra FROM"
                       + " read_parquet("
                       + DuckDb.literal(dir.resolve("*.parquet"))
                       + ") ORDER BY vehicleid"))
           .extracting(Map::toString)
           .containsExactly(
               "{vehicleid=V-1, speedkmh=87.5, ts=1796518923456, price=19.99, d=2026-12-06,"
-                  + " lat=48.85, tags=[a], extra=7}",
+                  + " lat=48.85, tags=[a], attrs={doors=4}, extra=7}",
               "{vehicleid=V-3, speedkmh=1.0, ts=null, price=null, d=null, lat=null, tags=null,"
-                  + " extra=null}");
+                  + " attrs=null, extra=null}");
     }
+    // pyarrow, a second reader: the same types, the list and the struct as Arrow's own
+    com.fasterxml.jackson.databind.JsonNode arrow = pyarrow(first);
+    assertThat(arrow.get("types").toString())
+        .isEqualTo(
+            "{\"vehicleid\":\"string\",\"speedkmh\":\"double\",\"at\":\"timestamp[ms, tz=UTC]\","
+                + "\"price\":\"decimal128(10, 2)\",\"day\":\"date32[day]\","
+                + "\"loc\":\"struct<lat: double, lon: double>\",\"tags\":\"list<element: string>\","
+                + "\"attrs\":\"map<string, int32 ('attrs')>\","
+                + "\"extra\":\"int64\",\"_overflow\":\"string\"}");
     String errors = store.errors();
     assertThat(errors)
         .contains(
@@ -191,6 +202,28 @@ class GlueTableSchemaIT {
     } finally {
       glue.stop(0);
     }
+  }
+
+  /** The file's column types as pyarrow reads them ({@code arrow_types.py}). */
+  private static com.fasterxml.jackson.databind.JsonNode pyarrow(Path file) throws Exception {
+    Path python = null;
+    for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
+      if (java.nio.file.Files.isExecutable(d.resolve(".venv/bin/python"))) {
+        python = d.resolve(".venv/bin/python");
+        break;
+      }
+    }
+    assertThat(python).as(".venv/bin/python (pyarrow: .ci/requirements.txt)").isNotNull();
+    Path script = Path.of("src/test/resources/schema/arrow_types.py").toAbsolutePath();
+    Path out = java.nio.file.Files.createTempFile(file.getParent(), "arrow", ".json");
+    Process p =
+        new ProcessBuilder(python.toString(), script.toString(), file.toString())
+            .redirectOutput(out.toFile())
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
+    assertThat(p.waitFor(120, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).as("pyarrow read").isZero();
+    return new com.fasterxml.jackson.databind.ObjectMapper().readTree(out.toFile());
   }
 
   private static Map<String, String> env(String parquetSchema) {
