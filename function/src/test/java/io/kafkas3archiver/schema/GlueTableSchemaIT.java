@@ -226,6 +226,50 @@ class GlueTableSchemaIT {
     return new com.fasterxml.jackson.databind.ObjectMapper().readTree(out.toFile());
   }
 
+  @Test
+  void shouldNameAnUnwritableColumnTypeAndAnUnreachableGlue() throws Exception {
+    String union =
+        "{\"Table\":{\"Name\":\"telemetry\",\"StorageDescriptor\":{\"Columns\":["
+            + "{\"Name\":\"u\",\"Type\":\"uniontype<int,string>\"}]}}}";
+    assertThatThrownBy(() -> localGlue(200, union).get())
+        .isInstanceOf(DeclaredSchemaException.class)
+        .hasMessageContaining(
+            "the Glue table analytics.telemetry has column 'u' of a type the archiver cannot write"
+                + " (unknown type 'uniontype')")
+        .hasMessageContaining("change the column's type in the table")
+        .satisfies(e -> assertThat(((DeclaredSchemaException) e).retryable()).isFalse());
+    assertThatThrownBy(() -> localGlue(503, "{}").get())
+        .isInstanceOf(DeclaredSchemaException.class)
+        .hasMessageContaining("could not read the Glue table analytics.telemetry from Glue")
+        .hasMessageContaining("a NAT gateway or a Glue interface endpoint")
+        .satisfies(e -> assertThat(((DeclaredSchemaException) e).retryable()).isTrue());
+  }
+
+  /**
+   * A {@link GlueTableSchema} against a local server that answers every call with {@code status}
+   * and {@code body}, as Glue would; the server stops after one answer.
+   */
+  private static GlueTableSchema localGlue(int status, String body) throws Exception {
+    HttpServer glue = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    glue.createContext(
+        "/",
+        exchange -> {
+          byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+          exchange.sendResponseHeaders(status, bytes.length);
+          exchange.getResponseBody().write(bytes);
+          exchange.close();
+          new Thread(() -> glue.stop(0)).start();
+        });
+    glue.start();
+    return new GlueTableSchema(
+        new DeclaredSchemaRef.GlueTable("analytics", "telemetry"),
+        URI.create("http://127.0.0.1:" + glue.getAddress().getPort()),
+        "eu-west-1",
+        software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+            software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create(
+                "AKIDTEST", "secret")));
+  }
+
   private static Map<String, String> env(String parquetSchema) {
     Map<String, String> env = new HashMap<>(moto.functionEnv());
     env.put("BUCKET_NAME", "glue-bucket");
