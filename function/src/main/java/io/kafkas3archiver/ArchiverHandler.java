@@ -20,6 +20,7 @@ import io.kafkas3archiver.table.MaintenanceReport;
 import io.kafkas3archiver.table.TableWriterProvider;
 import io.kafkas3archiver.table.TableWriters;
 import io.kafkas3archiver.upload.CredentialsSource;
+import io.kafkas3archiver.upload.DeclaredSchemas;
 import io.kafkas3archiver.upload.ObjectStore;
 import io.kafkas3archiver.upload.S3ObjectStore;
 import io.kafkas3archiver.upload.SchemaRegistryClients;
@@ -104,7 +105,11 @@ public final class ArchiverHandler implements RequestStreamHandler {
                 new TableWriterProvider.Context(
                     config, wiring.env(), wiring.store(), wiring.credentials().orElse(null), clock))
             : new Pipeline(
-                config, wiring.store(), clock, SchemaRegistryClients.catalog(config, wiring.env()));
+                config,
+                wiring.store(),
+                clock,
+                SchemaRegistryClients.catalog(config, wiring.env()),
+                DeclaredSchemas.loader(config, wiring.env()));
     this.preflight = wiring.preflight();
     this.credentials = wiring.credentials();
     this.log = new InvocationLog(System.out, config.title(), config.logLevel(), config::shownKey);

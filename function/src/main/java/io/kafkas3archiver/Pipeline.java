@@ -20,8 +20,11 @@ import io.kafkas3archiver.remote.UploadException;
 import io.kafkas3archiver.report.BatchOutcome;
 import io.kafkas3archiver.report.TopicOutcome;
 import io.kafkas3archiver.report.WrittenObject;
+import io.kafkas3archiver.schema.DeclaredSchema;
 import io.kafkas3archiver.schema.SchemaCatalog;
+import io.kafkas3archiver.schema.SchemaSource;
 import io.kafkas3archiver.table.BatchArchiver;
+import io.kafkas3archiver.upload.DeclaredSchemas;
 import io.kafkas3archiver.upload.ObjectStore;
 import io.kafkas3archiver.upload.PersistedSchemas;
 import java.io.ByteArrayOutputStream;
@@ -34,6 +37,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
 /**
  * decode → group → encode (+compress) → upload → report, for one batch. Built once at init; holds
@@ -52,6 +56,20 @@ public final class Pipeline implements BatchArchiver {
 
   /** With the schema registry ({@code SCHEMA_REGISTRY_URI}) whose schemas type Parquet columns. */
   public Pipeline(ArchiverConfig config, ObjectStore store, Clock clock, SchemaCatalog schemas) {
+    this(config, store, clock, schemas, DeclaredSchemas.inlineOnly(config));
+  }
+
+  /**
+   * With the loader of the declared schema ({@code PARQUET_SCHEMA}: {@link DeclaredSchemas}; null
+   * when none), called on the first batch that needs it. The constructors above take only an inline
+   * schema: they serve priming and tests, which must not read a Glue table or S3 document.
+   */
+  public Pipeline(
+      ArchiverConfig config,
+      ObjectStore store,
+      Clock clock,
+      SchemaCatalog schemas,
+      Supplier<DeclaredSchema> declared) {
     this.config = config;
     ObjectKeyTemplate keys = config.keyTemplate();
     RecordPartitioner partitioner =
@@ -73,9 +91,8 @@ public final class Pipeline implements BatchArchiver {
             config.format(),
             config.compression(),
             config.includeKafkaMetadata(),
-            config.parquetSchema(),
             schemas,
-            new PersistedSchemas(store, config.keyPrefix()));
+            SchemaSource.declaring(new PersistedSchemas(store, config.keyPrefix()), declared));
     if (!config.format().compressesItself()) {
       config.compression().prime(); // Parquet's encoder primes its own codec
     }

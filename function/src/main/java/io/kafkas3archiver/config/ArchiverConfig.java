@@ -1,13 +1,13 @@
 package io.kafkas3archiver.config;
 
 import io.kafkas3archiver.encode.Compression;
-import io.kafkas3archiver.encode.ExplicitSchema;
 import io.kafkas3archiver.encode.Format;
 import io.kafkas3archiver.group.InvalidKeyTemplateException;
 import io.kafkas3archiver.group.ObjectKeyTemplate;
 import io.kafkas3archiver.group.PartitionTime;
 import io.kafkas3archiver.group.TimeField;
 import io.kafkas3archiver.schema.ConfluentRegistry;
+import io.kafkas3archiver.schema.DeclaredSchemaRef;
 import java.net.URI;
 import java.time.DateTimeException;
 import java.time.ZoneId;
@@ -41,7 +41,7 @@ public record ArchiverConfig(
     boolean forcePathStyle,
     boolean reportBatchItemFailures,
     LogLevel logLevel,
-    Optional<ExplicitSchema> parquetSchema,
+    Optional<DeclaredSchemaRef> parquetSchema,
     Optional<String> expectedBucketOwner,
     Optional<TimeField> timeField,
     int maxFoldersPerPartition,
@@ -151,7 +151,7 @@ public record ArchiverConfig(
     boolean reportItemFailures = env.bool(Setting.REPORT_BATCH_ITEM_FAILURES);
     LogLevel logLevel =
         env.choice(Setting.LOG_LEVEL, LogLevel.values(), LogLevel::configName).get();
-    Optional<ExplicitSchema> parquetSchema =
+    Optional<DeclaredSchemaRef> parquetSchema =
         env.optional(Setting.PARQUET_SCHEMA).map(ArchiverConfig::schema);
     if (parquetSchema.isPresent() && format != Format.PARQUET) {
       throw new ConfigException(
@@ -266,17 +266,17 @@ public record ArchiverConfig(
         registrySecret);
   }
 
-  private static ExplicitSchema schema(String document) {
+  private static DeclaredSchemaRef schema(String value) {
     try {
-      return ExplicitSchema.parse(document);
+      return DeclaredSchemaRef.parse(value);
     } catch (IllegalArgumentException e) {
       throw new ConfigException(
           "PARQUET_SCHEMA='"
-              + document
+              + value
               + "' is not a valid schema ("
               + e.getMessage()
               + "); legal: "
-              + ExplicitSchema.LEGAL);
+              + DeclaredSchemaRef.LEGAL);
     }
   }
 

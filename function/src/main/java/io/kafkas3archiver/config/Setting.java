@@ -177,10 +177,14 @@ public enum Setting {
       Type.STRING,
       null,
       "unset = inferred",
-      "a JSON object from field name to bigint, double, number, boolean, string or json; needs"
-          + " `OUTPUT_FORMAT=parquet`",
-      "Declared Parquet column types (e.g. `{\"id\":\"bigint\"}`), in every object and first; a record that does not match goes to"
-          + " the error object. See [object layout](object-layout.md)."),
+      "a JSON object from field name to type (boolean, int, bigint, float, double, decimal(p,s),"
+          + " string, binary, date, timestamp, timestamp(6), json, struct<…>, array<…>,"
+          + " map<string,…>); or `glue:<database>.<table>`; or `s3://<bucket>/<key>` holding that"
+          + " JSON object; needs `OUTPUT_FORMAT=parquet`",
+      "Declared Parquet columns (e.g. `{\"id\":\"bigint\",\"at\":\"timestamp\"}`), in every"
+          + " object and first; wins over the schema registry and inference; a record that does"
+          + " not match goes to the error object. A Glue table or S3 document is read once, on"
+          + " the first batch after a cold start. See [object layout](object-layout.md)."),
   SCHEMA_REGISTRY_URI(
       Type.STRING,
       null,

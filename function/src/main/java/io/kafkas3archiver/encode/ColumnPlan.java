@@ -13,10 +13,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The value columns of one csv or parquet object: the declared columns ({@code PARQUET_SCHEMA}),
- * then every column of the topic's schema version ({@link TopicSchema}), in its order. Every other
- * field, and every value that its column's type cannot hold exactly, goes, as received, into the
- * one JSON-text column {@value #OVERFLOW}.
+ * The inferred value columns of one csv or parquet object: every column of the topic's schema
+ * version ({@link TopicSchema}), in its order (a declared schema's columns come before them, typed
+ * by {@link RegistryColumns}, and its fields are not planned here). Every other field, and every
+ * value that its column's type cannot hold exactly, goes, as received, into the one JSON-text
+ * column {@value #OVERFLOW}.
  *
  * <p>Which new fields a batch adds to the topic's schema (docs: object layout, "Columns"):
  *
@@ -69,34 +70,35 @@ final class ColumnPlan {
     return i == null ? -1 : i;
   }
 
+  /** The schema version's columns. */
+  static ColumnPlan of(TopicSchema schema) {
+    return of(schema, List.of());
+  }
+
   /**
-   * The declared columns (named around {@code metadata} and the overflow, case ignored), then the
-   * schema version's.
+   * The schema version's columns, but for those named (ignoring case) as a declared column: a field
+   * inferred before the schema was declared, whose values the declared column now takes.
    */
-  static ColumnPlan of(TopicSchema schema, ExplicitSchema declared, Collection<String> metadata) {
+  static ColumnPlan of(TopicSchema schema, Collection<String> declared) {
+    java.util.Set<String> taken = new java.util.HashSet<>();
+    declared.forEach(n -> taken.add(TopicSchema.fold(n)));
     List<Column> columns = new ArrayList<>();
-    if (declared != null) {
-      List<TopicSchema.Addition> fields = new ArrayList<>();
-      declared.fields().forEach((f, type) -> fields.add(new TopicSchema.Addition(f, type)));
-      List<String> reserved = new ArrayList<>(metadata);
-      reserved.add(OVERFLOW);
-      for (TopicSchema.Column c : TopicSchema.empty("").plus(fields, reserved).columns()) {
+    for (TopicSchema.Column c : schema.columns()) {
+      if (!taken.contains(TopicSchema.fold(c.name()))) {
         columns.add(new Column(c.name(), c.field(), c.type()));
       }
-    }
-    for (TopicSchema.Column c : schema.columns()) {
-      columns.add(new Column(c.name(), c.field(), c.type()));
     }
     return new ColumnPlan(columns);
   }
 
-  /** The names a schema column may not take: the metadata columns, the overflow, the declared. */
-  static List<String> reserved(Collection<String> metadata, ExplicitSchema declared) {
+  /**
+   * The names a schema column may not take: the metadata columns, the overflow, and the declared
+   * columns' names.
+   */
+  static List<String> reserved(Collection<String> metadata, Collection<String> declared) {
     List<String> reserved = new ArrayList<>(metadata);
     reserved.add(OVERFLOW);
-    if (declared != null) {
-      of(TopicSchema.empty(""), declared, metadata).columns().forEach(c -> reserved.add(c.name()));
-    }
+    reserved.addAll(declared);
     return reserved;
   }
 
@@ -156,20 +158,20 @@ final class ColumnPlan {
   }
 
   /**
-   * The fields of {@code batch} that have no column in {@code schema} (nor a declared one) and that
-   * the rule above admits, with their types, in first-seen order.
+   * The fields of {@code batch} that have no column in {@code schema} and that the rule above
+   * admits, with their types, in first-seen order. {@code declared} columns count against the cap
+   * (their fields are no longer in the rows).
    */
   static List<TopicSchema.Addition> additions(
-      TabularBatch batch, TopicSchema schema, ExplicitSchema declared) {
+      TabularBatch batch, TopicSchema schema, int declared) {
     Map<String, TopicSchema.Column> existing = schema.byField();
-    Map<String, ColumnType> fixed = declared == null ? Map.of() : declared.fields();
     Map<String, Tally> tallies = new LinkedHashMap<>();
     for (Row row : batch.rows()) {
       if (row.fields() == null) {
         continue;
       }
       for (Field f : row.fields()) {
-        if (existing.containsKey(f.name()) || fixed.containsKey(f.name())) {
+        if (existing.containsKey(f.name())) {
           continue;
         }
         tallies.computeIfAbsent(f.name(), n -> new Tally(tallies.size())).add(f);
@@ -186,7 +188,7 @@ final class ColumnPlan {
     long rows = batch.rows().size();
     long budget = batch.valueBytes() / EMPTY_CELLS_PER_VALUE_BYTE;
     long emptyCells = 0;
-    int room = MAX_COLUMNS - existing.size() - fixed.size();
+    int room = MAX_COLUMNS - existing.size() - declared;
     List<Map.Entry<String, Tally>> chosen = new ArrayList<>();
     for (Map.Entry<String, Tally> e : byFrequency) {
       long empty = rows - e.getValue().present;

@@ -72,11 +72,11 @@ public final class CsvEncoder implements Encoder {
       String topic, List<KafkaRecord> records, OutputStream out, Deadline deadline)
       throws IOException, UploadException {
     TabularBatch batch = TabularBatch.read(records, "csv", includeKafkaMetadata);
-    List<String> reserved = ColumnPlan.reserved(ParquetSchema.METADATA, null);
+    List<String> reserved = ColumnPlan.reserved(ParquetSchema.METADATA, List.of());
     TopicSchema version =
         schemas.schemaFor(
-            topic, ColumnPlan.additions(batch, schemas.known(topic), null), reserved, deadline);
-    ColumnPlan plan = ColumnPlan.of(version, null, ParquetSchema.METADATA);
+            topic, ColumnPlan.additions(batch, schemas.known(topic), 0), reserved, deadline);
+    ColumnPlan plan = ColumnPlan.of(version);
     List<String> header = new ArrayList<>();
     if (includeKafkaMetadata) {
       header.addAll(METADATA_COLUMNS);

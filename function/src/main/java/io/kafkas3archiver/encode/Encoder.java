@@ -3,6 +3,7 @@ package io.kafkas3archiver.encode;
 import io.kafkas3archiver.decode.KafkaRecord;
 import io.kafkas3archiver.remote.Deadline;
 import io.kafkas3archiver.remote.UploadException;
+import io.kafkas3archiver.schema.DeclaredSchema;
 import io.kafkas3archiver.schema.SchemaCatalog;
 import io.kafkas3archiver.schema.SchemaSource;
 import java.io.IOException;
@@ -47,12 +48,12 @@ public sealed interface Encoder permits JsonEncoder, CsvEncoder, ParquetEncoder 
     return forFormat(format, compression, includeKafkaMetadata, Optional.empty());
   }
 
-  /** As above, with PARQUET_SCHEMA's declared columns (used by Parquet only). */
+  /** As above, with a declared schema (used by Parquet only). */
   static Encoder forFormat(
       Format format,
       Compression compression,
       boolean includeKafkaMetadata,
-      Optional<ExplicitSchema> parquetSchema) {
+      Optional<DeclaredSchema> parquetSchema) {
     return forFormat(
         format, compression, includeKafkaMetadata, parquetSchema, SchemaCatalog.none());
   }
@@ -65,32 +66,33 @@ public sealed interface Encoder permits JsonEncoder, CsvEncoder, ParquetEncoder 
       Format format,
       Compression compression,
       boolean includeKafkaMetadata,
-      Optional<ExplicitSchema> parquetSchema,
+      Optional<DeclaredSchema> parquetSchema,
       SchemaCatalog registry) {
     return forFormat(
         format,
         compression,
         includeKafkaMetadata,
-        parquetSchema,
         registry,
-        SchemaSource.inMemory());
+        parquetSchema.isEmpty()
+            ? SchemaSource.inMemory()
+            : SchemaSource.declaring(SchemaSource.inMemory(), parquetSchema::get));
   }
 
-  /** As above, with the source of each topic's schema (csv and parquet). */
+  /**
+   * As above, with the source of each topic's schema (csv and parquet), its declared schema
+   * included (Parquet only).
+   */
   static Encoder forFormat(
       Format format,
       Compression compression,
       boolean includeKafkaMetadata,
-      Optional<ExplicitSchema> parquetSchema,
       SchemaCatalog registry,
       SchemaSource schemas) {
     return switch (format) {
       case JSON -> new JsonEncoder(true, includeKafkaMetadata);
       case NDJSON -> new JsonEncoder(false, includeKafkaMetadata);
       case CSV -> new CsvEncoder(includeKafkaMetadata, schemas);
-      case PARQUET ->
-          new ParquetEncoder(
-              compression, includeKafkaMetadata, parquetSchema.orElse(null), registry, schemas);
+      case PARQUET -> new ParquetEncoder(compression, includeKafkaMetadata, registry, schemas);
       case ICEBERG ->
           throw new UnsupportedOperationException(
               "OUTPUT_FORMAT=iceberg is written by the table writer, not by an object encoder");

@@ -7,6 +7,7 @@ import io.kafkas3archiver.encode.TabularBatch.Field;
 import io.kafkas3archiver.encode.TabularBatch.Row;
 import io.kafkas3archiver.remote.Deadline;
 import io.kafkas3archiver.remote.UploadException;
+import io.kafkas3archiver.schema.DeclaredSchema;
 import io.kafkas3archiver.schema.FieldType;
 import io.kafkas3archiver.schema.RegistrySchema;
 import io.kafkas3archiver.schema.SchemaCatalog;
@@ -51,27 +52,25 @@ public final class ParquetEncoder implements Encoder {
 
   private final Compression compression;
   private final boolean includeKafkaMetadata;
-  private final ExplicitSchema declared;
   private final SchemaCatalog registry;
   private final SchemaSource schemas;
 
   ParquetEncoder(Compression compression, boolean includeKafkaMetadata) {
-    this(compression, includeKafkaMetadata, null, SchemaCatalog.none(), SchemaSource.inMemory());
+    this(compression, includeKafkaMetadata, SchemaCatalog.none(), SchemaSource.inMemory());
   }
 
   /**
-   * With {@code declared} (PARQUET_SCHEMA, may be null), whose types win over inference, and the
-   * registry whose schemas type the records that carry schema metadata (they win over both).
+   * With the registry whose schemas type the records that carry schema metadata, and the source of
+   * each topic's schema: its declared schema ({@link SchemaSource#declared}) wins over the
+   * registry, and both over inference (DESIGN §4).
    */
   ParquetEncoder(
       Compression compression,
       boolean includeKafkaMetadata,
-      ExplicitSchema declared,
       SchemaCatalog registry,
       SchemaSource schemas) {
     this.compression = compression;
     this.includeKafkaMetadata = includeKafkaMetadata;
-    this.declared = declared;
     this.registry = registry;
     this.schemas = schemas;
     prime();
@@ -131,25 +130,34 @@ public final class ParquetEncoder implements Encoder {
     for (KafkaRecord r : records) {
       schemaIds |= r.keySchema() != null || r.valueSchema() != null;
     }
-    RegistryColumns typed = schemaIds ? registryColumns(batch) : null;
-    if (typed != null) {
-      return encodeTyped(batch, typed, out);
-    }
+    // Precedence (DESIGN §4): the declared schema, then the registry's, then inference.
+    DeclaredSchema declared = schemas.declared();
+    RegistryColumns typed = null;
     if (declared != null) {
-      batch = rejectMismatches(batch);
+      typed = new RegistryColumns(declared.columns(), ParquetSchema.METADATA, declared.origin());
+      batch = typeDeclared(batch, typed);
+    } else if (schemaIds) {
+      RegistryColumns registryTyped = registryColumns(batch);
+      if (registryTyped != null) {
+        return encodeTyped(batch, registryTyped, out);
+      }
     }
     // With no rows this still writes a valid, zero-row file: an object that claims a range of
     // offsets must be readable by every Parquet reader (DuckDB refuses a zero-byte .parquet).
-    List<String> reserved = ColumnPlan.reserved(ParquetSchema.METADATA, declared);
+    List<String> declaredNames = typed == null ? List.of() : typed.names();
+    List<String> reserved = ColumnPlan.reserved(ParquetSchema.METADATA, declaredNames);
     TopicSchema version =
         schemas.schemaFor(
-            topic, ColumnPlan.additions(batch, schemas.known(topic), declared), reserved, deadline);
-    ColumnPlan plan = ColumnPlan.of(version, declared, ParquetSchema.METADATA);
-    Map<Row, String> exact = includeKafkaMetadata ? exactCells(batch, plan) : Map.of();
+            topic,
+            ColumnPlan.additions(batch, schemas.known(topic), declaredNames.size()),
+            reserved,
+            deadline);
+    ColumnPlan plan = ColumnPlan.of(version, declaredNames);
+    Map<Row, String> exact = includeKafkaMetadata ? exactCells(batch, plan, typed) : Map.of();
     // With metadata, the key and exact columns are in every object, needed or not, so that every
     // object of a version has the same columns.
     ParquetSchema schema =
-        new ParquetSchema(includeKafkaMetadata, includeKafkaMetadata, schemaIds, plan, null, true);
+        new ParquetSchema(includeKafkaMetadata, includeKafkaMetadata, schemaIds, plan, typed, true);
     RowWriteSupport support = new RowWriteSupport(schema, exact);
     write(support, batch.rows(), out);
     return new EncodeResult(
@@ -189,12 +197,13 @@ public final class ParquetEncoder implements Encoder {
       }
       try {
         RegistryColumns.Cells cells = typed.convert(row.record().value());
-        rows.add(new Row(row.record(), row.fields(), cells));
+        // Every field is in the cells or in their overflow: none is left for inferred columns.
+        rows.add(new Row(row.record(), List.of(), cells));
       } catch (RegistryColumns.Mismatch e) {
         rejected.add(RejectedRecord.of(row.record(), e.getMessage()));
       }
     }
-    ColumnPlan none = ColumnPlan.of(TopicSchema.empty(""), null, List.of());
+    ColumnPlan none = ColumnPlan.of(TopicSchema.empty(""));
     ParquetSchema schema =
         new ParquetSchema(includeKafkaMetadata, batch.binaryKeys(), true, none, typed);
     write(new RowWriteSupport(schema, Map.of()), rows, out);
@@ -206,7 +215,8 @@ public final class ParquetEncoder implements Encoder {
    * ({@link TabularValue}): a Parquet reader sees a number column's DECIMAL as its shortest plain
    * text, a boolean as JSON, any other column as text, and the overflow column as JSON.
    */
-  private static Map<Row, String> exactCells(TabularBatch batch, ColumnPlan plan) {
+  private static Map<Row, String> exactCells(
+      TabularBatch batch, ColumnPlan plan, RegistryColumns typed) {
     Map<Row, String> exact = new java.util.IdentityHashMap<>();
     List<Field> rest = new ArrayList<>();
     List<TabularValue.Cell> cells = new ArrayList<>();
@@ -218,6 +228,9 @@ public final class ParquetEncoder implements Encoder {
       cells.clear();
       nulls.clear();
       strings.clear();
+      if (typed != null) {
+        declaredCells(typed, row.typed(), cells, strings);
+      }
       Field[] fields = plan.cells(row.fields(), rest);
       for (int c = 0; c < fields.length; c++) {
         Field f = fields[c];
@@ -257,6 +270,73 @@ public final class ParquetEncoder implements Encoder {
     return exact;
   }
 
+  /**
+   * The declared columns' cells as a reader prints them, for {@link TabularValue#exactCell}. Only
+   * types whose printed value is the JSON one (string, boolean, int, bigint, double, json) are
+   * given; any other declared value leaves its cell empty here, so the rebuild misses it and the
+   * row keeps its value's exact bytes: a date or a decimal is never rebuilt from a reader's text.
+   */
+  private static void declaredCells(
+      RegistryColumns typed,
+      RegistryColumns.Cells values,
+      List<TabularValue.Cell> cells,
+      java.util.Set<String> strings) {
+    for (int c = 0; c < typed.columns().size(); c++) {
+      String name = typed.names().get(c);
+      Object v = values == null ? null : values.cells()[c];
+      FieldType type = typed.columns().get(c).type();
+      String text = null;
+      boolean json = true;
+      if (v != null) {
+        if (type == FieldType.Scalar.STRING || type instanceof FieldType.Json) {
+          text = ((Binary) v).toStringUsingUTF8();
+          json = false;
+          if (type == FieldType.Scalar.STRING) {
+            strings.add(name);
+          }
+        } else if (type == FieldType.Scalar.BOOLEAN
+            || type == FieldType.Scalar.INT32
+            || type == FieldType.Scalar.INT64
+            || type == FieldType.Scalar.DOUBLE) {
+          text = v.toString();
+        }
+      }
+      cells.add(new TabularValue.Cell(name, text, json));
+    }
+  }
+
+  /**
+   * Types each row's declared fields ({@link RegistryColumns}, strict); a record whose value does
+   * not match goes to the error object with the reason. The rows keep only their other fields,
+   * which inference types.
+   */
+  private static TabularBatch typeDeclared(TabularBatch batch, RegistryColumns typed) {
+    List<Row> rows = new ArrayList<>(batch.rows().size());
+    List<RejectedRecord> rejected = new ArrayList<>(batch.rejected());
+    java.util.Set<String> used = new java.util.HashSet<>();
+    for (Row row : batch.rows()) {
+      if (row.fields() == null) {
+        rows.add(row);
+        continue;
+      }
+      used.clear();
+      try {
+        RegistryColumns.Cells cells = typed.convertDeclared(row.record().value(), used);
+        List<Field> rest = new ArrayList<>(row.fields().size());
+        for (Field f : row.fields()) {
+          if (!used.contains(f.name())) {
+            rest.add(f);
+          }
+        }
+        rows.add(new Row(row.record(), rest, cells));
+      } catch (RegistryColumns.Mismatch e) {
+        rejected.add(RejectedRecord.of(row.record(), e.getMessage()));
+      }
+    }
+    return new TabularBatch(
+        rows, rejected, batch.tombstonesSkipped(), batch.binaryKeys(), batch.valueBytes());
+  }
+
   private void write(RowWriteSupport support, List<Row> rows, OutputStream out) throws IOException {
     try (ParquetWriter<Row> writer =
         new Builder(new StreamOutputFile(out), support)
@@ -271,30 +351,6 @@ public final class ParquetEncoder implements Encoder {
         writer.write(row);
       }
     }
-  }
-
-  /** Sends a record whose value does not match a declared type to the error object. */
-  private TabularBatch rejectMismatches(TabularBatch batch) {
-    List<Row> rows = new ArrayList<>(batch.rows().size());
-    List<RejectedRecord> rejected = new ArrayList<>(batch.rejected());
-    for (Row row : batch.rows()) {
-      String problem = null;
-      if (row.fields() != null) {
-        for (Field f : row.fields()) {
-          problem = declared.mismatch(f);
-          if (problem != null) {
-            break;
-          }
-        }
-      }
-      if (problem == null) {
-        rows.add(row);
-      } else {
-        rejected.add(RejectedRecord.of(row.record(), problem));
-      }
-    }
-    return new TabularBatch(
-        rows, rejected, batch.tombstonesSkipped(), batch.binaryKeys(), batch.valueBytes());
   }
 
   static CompressionCodecName codec(Compression compression) {
@@ -378,17 +434,16 @@ public final class ParquetEncoder implements Encoder {
           string(index++, KafkaColumns.EXACT, exact.get(row));
         }
       }
+      // Typed columns (declared or registry) first, then the inferred ones: a registry's rows
+      // have no fields left for these, and bring their overflow along.
+      String typedOverflow = null;
       if (schema.typed() != null) {
         RegistryColumns.Cells typed = row.typed();
         if (typed != null) {
           schema.typed().write(consumer, typed.cells(), index);
+          typedOverflow = typed.overflow();
         }
         index += schema.typed().columns().size();
-        if (typed != null && typed.overflow() != null) {
-          string(index, ColumnPlan.OVERFLOW, typed.overflow());
-        }
-        consumer.endMessage();
-        return;
       }
       List<ColumnPlan.Column> columns = schema.plan().columns();
       overflow.clear();
@@ -414,6 +469,8 @@ public final class ParquetEncoder implements Encoder {
       }
       if (!overflow.isEmpty()) {
         string(index, ColumnPlan.OVERFLOW, TabularBatch.objectText(overflow));
+      } else {
+        string(index, ColumnPlan.OVERFLOW, typedOverflow);
       }
       consumer.endMessage();
     }

@@ -18,6 +18,8 @@ public sealed interface FieldType {
     DOUBLE,
     /** Text; also Avro/Protobuf enums, uuid and bytes (as the mapping's JSON renders them). */
     STRING,
+    /** Bytes: a declared {@code binary}; JSON gives base64 text. */
+    BINARY,
     /** Days since 1970-01-01; JSON gives a number of days or an ISO date. */
     DATE,
     TIME_MILLIS,
@@ -37,7 +39,13 @@ public sealed interface FieldType {
     }
   }
 
-  /** Arrays, maps and unions of several types: kept as compact JSON text. */
+  /** A declared {@code array<element>}: a Parquet LIST of its elements (JSON arrays). */
+  record Array(FieldType element) implements FieldType {}
+
+  /** A declared {@code map<string,value>}: a Parquet MAP from string keys (JSON objects). */
+  record MapOf(FieldType value) implements FieldType {}
+
+  /** Registry arrays, maps and unions of several types; declared json: compact JSON text. */
   record Json() implements FieldType {}
 
   /**

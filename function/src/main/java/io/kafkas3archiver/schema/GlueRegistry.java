@@ -7,30 +7,17 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
-import software.amazon.awssdk.http.ContentStreamProvider;
-import software.amazon.awssdk.http.SdkHttpMethod;
-import software.amazon.awssdk.http.SdkHttpRequest;
-import software.amazon.awssdk.http.auth.aws.signer.AwsV4HttpSigner;
-import software.amazon.awssdk.http.auth.spi.signer.SignedRequest;
 
 /**
  * An AWS Glue Schema Registry: {@code GetSchemaVersion} by schema version id, which is the {@code
  * schemaId} the mapping sends for Glue. One JSON-protocol call ({@code X-Amz-Target:
- * AWSGlue.GetSchemaVersion}), signed with the SDK's SigV4 signer that the S3 client already ships,
- * over the JDK's HTTP client: the SDK's {@code glue} module would add 9.2 MB (5,795 classes) to the
- * jar for this one call, and the plain jar keeps Glue's client for the Iceberg artifact alone.
+ * AWSGlue.GetSchemaVersion}) through {@link GlueCalls}: the plain jar keeps Glue's SDK client for
+ * the Iceberg artifact alone.
  */
 public final class GlueRegistry implements SchemaRegistry {
   private static final ObjectMapper MAPPER = new ObjectMapper();
-  private static final Duration TIMEOUT = Duration.ofSeconds(5);
-
-  /** Headers the JDK's client sets itself and refuses from the caller. */
-  private static final List<String> RESTRICTED = List.of("host", "content-length", "connection");
 
   private final String registryArn;
   private final URI endpoint;
@@ -45,7 +32,7 @@ public final class GlueRegistry implements SchemaRegistry {
     this.endpoint = endpoint;
     this.region = region;
     this.credentials = credentials;
-    this.http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
+    this.http = HttpClient.newBuilder().connectTimeout(GlueCalls.TIMEOUT).build();
   }
 
   @Override
@@ -83,8 +70,7 @@ public final class GlueRegistry implements SchemaRegistry {
           answer.path("DataFormat").asText("AVRO"), answer.get("SchemaDefinition").asText());
     }
     // JSON protocol errors: {"__type": "...#EntityNotFoundException", "Message": "..."}.
-    String type = answer.path("__type").asText("");
-    type = type.substring(type.indexOf('#') + 1);
+    String type = GlueCalls.errorType(answer);
     if (type.equals("EntityNotFoundException")) {
       throw SchemaRegistries.notFound(this, schemaId);
     }
@@ -117,34 +103,6 @@ public final class GlueRegistry implements SchemaRegistry {
   }
 
   private HttpRequest signed(String body) {
-    SdkHttpRequest request =
-        SdkHttpRequest.builder()
-            .method(SdkHttpMethod.POST)
-            .uri(endpoint)
-            .putHeader("Content-Type", "application/x-amz-json-1.1")
-            .putHeader("X-Amz-Target", "AWSGlue.GetSchemaVersion")
-            .build();
-    SignedRequest signed =
-        AwsV4HttpSigner.create()
-            .sign(
-                r ->
-                    r.identity(credentials.resolveCredentials())
-                        .request(request)
-                        .payload(ContentStreamProvider.fromUtf8String(body))
-                        .putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, "glue")
-                        .putProperty(AwsV4HttpSigner.REGION_NAME, region));
-    HttpRequest.Builder b =
-        HttpRequest.newBuilder(endpoint)
-            .timeout(TIMEOUT)
-            .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
-    signed
-        .request()
-        .forEachHeader(
-            (name, values) -> {
-              if (!RESTRICTED.contains(name.toLowerCase(java.util.Locale.ROOT))) {
-                values.forEach(v -> b.header(name, v));
-              }
-            });
-    return b.build();
+    return GlueCalls.signed(endpoint, region, credentials, "GetSchemaVersion", body);
   }
 }

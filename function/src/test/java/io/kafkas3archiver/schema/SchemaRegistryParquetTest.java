@@ -360,6 +360,21 @@ class SchemaRegistryParquetTest {
     assertThat(store.objects.keySet()).noneMatch(k -> k.endsWith(".parquet"));
   }
 
+  @Test
+  void shouldPreferTheDeclaredSchemaOverTheRegistrys() throws Exception {
+    registry.avro(GLUE_SCHEMA_ID, avsc());
+    Map<String, String> env = env(registry.url(), false);
+    // the registry says int and decimal(12,2); PARQUET_SCHEMA says bigint and string
+    env.put("PARQUET_SCHEMA", "{\"quantity\":\"bigint\",\"orderId\":\"string\"}");
+    MemoryStore store = run(env, Files.readAllBytes(EVENT));
+
+    Map<String, String> types = types(store.parquet(dir));
+    assertThat(types).containsEntry("quantity", "BIGINT").containsEntry("orderId", "VARCHAR");
+    // declared first, in the declared order; the other fields inferred after them
+    assertThat(types.keySet()).startsWith("quantity", "orderId").doesNotContain("placedAt_2");
+    assertThat(types).containsEntry("weightKg", "DOUBLE").containsEntry("placedAt", "BIGINT");
+  }
+
   // ---- helpers ----
 
   static String avsc() throws IOException {

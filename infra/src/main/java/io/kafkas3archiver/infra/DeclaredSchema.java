@@ -19,9 +19,10 @@ import java.util.regex.Pattern;
  * <p>When the stack provisions the Athena table, the table's columns are made from the inline
  * schema here and the function then reads its schema back from that table, so the two agree by
  * construction. That only holds for a type whose Hive name the function reads back as the same type
- * ({@link Type#hive()}): a {@code json}, {@code array} or {@code map} column is written as JSON
- * text, which Athena reads as {@code string}, but a {@code string} column in the table would make
- * the function expect strings; {@code timestamp(6)} has no Hive name Athena accepts.
+ * ({@link Type#hive()}): a {@code json} column is written as JSON text, which Athena reads as
+ * {@code string}, but a {@code string} column in the table would make the function expect strings;
+ * {@code timestamp(6)} has no Hive name Athena accepts. {@code array<…>} and {@code map<string,…>}
+ * are Parquet LIST and MAP, carried as Athena's {@code array} and {@code map} of their element.
  */
 record DeclaredSchema(List<Column> columns) {
 
@@ -234,11 +235,15 @@ record DeclaredSchema(List<Column> columns) {
         case "number" -> new Type("decimal(38,9)", null);
         case "decimal", "numeric" -> decimal();
         case "struct" -> struct();
+        // Written as Parquet LIST and MAP (the function's DeclaredTypes), which Athena reads as
+        // array<...> and map<string,...>: carried when the element type is.
         case "array" -> {
           expect('<');
-          type();
+          Type element = type();
           expect('>');
-          yield new Type(null, JSON_TEXT);
+          yield element.hive() == null
+              ? new Type(null, "its elements: " + element.notInTable())
+              : new Type("array<" + element.hive() + ">", null);
         }
         case "map" -> {
           expect('<');
@@ -247,9 +252,11 @@ record DeclaredSchema(List<Column> columns) {
             throw new IllegalArgumentException("a map's keys must be string (JSON keys are)");
           }
           expect(',');
-          type();
+          Type value = type();
           expect('>');
-          yield new Type(null, JSON_TEXT);
+          yield value.hive() == null
+              ? new Type(null, "its values: " + value.notInTable())
+              : new Type("map<string," + value.hive() + ">", null);
         }
         case "" -> throw new IllegalArgumentException("a type name expected at position " + at);
         default -> throw new IllegalArgumentException("unknown type '" + w + "'");

@@ -37,6 +37,13 @@ class AthenaDeclaredSchemaTest {
           new String[] {"name", "string", "string"},
           new String[] {"code", "varchar(8)", "string"},
           new String[] {"raw", "binary", "binary"},
+          new String[] {"tags", "array<string>", "array<string>"},
+          new String[] {"counts", "map<string, bigint>", "map<string,bigint>"},
+          new String[] {
+            "stops",
+            "array<struct<at:timestamp,km:double>>",
+            "array<struct<at:timestamp,km:double>>"
+          },
           new String[] {
             "location",
             "struct<lat:double, lon:double, fix:struct<at:timestamp,sats:int>>",
@@ -116,12 +123,13 @@ class AthenaDeclaredSchemaTest {
     assertThatThrownBy(() -> Fixtures.stack(context("{\"payload\":\"json\"}")))
         .hasMessageContaining("parquetSchema field 'payload' has type 'json'")
         .hasMessageContaining("set athena=false");
-    assertThatThrownBy(() -> Fixtures.stack(context("{\"tags\":\"array<string>\"}")))
+    assertThatThrownBy(() -> Fixtures.stack(context("{\"tags\":\"array<json>\"}")))
         .hasMessageContaining("field 'tags'")
+        .hasMessageContaining("its elements")
         .hasMessageContaining("JSON text");
     assertThatThrownBy(() -> Fixtures.stack(context("{\"at\":\"timestamp(6)\"}")))
         .hasMessageContaining("timestamp(6)");
-    assertThatThrownBy(() -> Fixtures.stack(context("{\"p\":\"struct<m:map<string,int>>\"}")))
+    assertThatThrownBy(() -> Fixtures.stack(context("{\"p\":\"struct<m:map<string,json>>\"}")))
         .hasMessageContaining("its field 'm'");
     assertThatThrownBy(() -> Fixtures.stack(context("{\"vehicleId\":\"bigint\"}")))
         .hasMessageContaining("field 'vehicleId' cannot be a column")

@@ -1,5 +1,6 @@
 package io.kafkas3archiver.restore;
 
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import io.kafkas3archiver.decode.Header;
 import io.kafkas3archiver.encode.KafkaColumns;
 import io.kafkas3archiver.encode.TabularValue;
@@ -24,6 +25,7 @@ import org.apache.parquet.io.DelegatingSeekableInputStream;
 import org.apache.parquet.io.InputFile;
 import org.apache.parquet.io.RecordReader;
 import org.apache.parquet.io.SeekableInputStream;
+import org.apache.parquet.schema.GroupType;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType;
@@ -149,6 +151,10 @@ final class ParquetRows {
     if (!present(g, c)) {
       return new TabularValue.Cell(name, null, false);
     }
+    if (!type.isPrimitive()) {
+      // A declared struct<…>, array<…> or map<string,…> (a Parquet group, LIST or MAP): its JSON.
+      return new TabularValue.Cell(name, json(g.getGroup(c, 0), type.asGroupType()), true);
+    }
     PrimitiveType p = type.asPrimitiveType();
     LogicalTypeAnnotation logical = p.getLogicalTypeAnnotation();
     return switch (p.getPrimitiveTypeName()) {
@@ -184,6 +190,60 @@ final class ParquetRows {
       }
       default -> new TabularValue.Cell(name, g.getString(c, 0), false);
     };
+  }
+
+  /** A group column's value as JSON: a LIST as an array, a MAP as an object, a struct as one. */
+  private static String json(Group g, GroupType type) {
+    LogicalTypeAnnotation logical = type.getLogicalTypeAnnotation();
+    StringBuilder out = new StringBuilder();
+    if (logical instanceof LogicalTypeAnnotation.ListLogicalTypeAnnotation) {
+      out.append('[');
+      int n = g.getFieldRepetitionCount(0); // repeated group list { optional element }
+      for (int i = 0; i < n; i++) {
+        Group item = g.getGroup(0, i);
+        out.append(i > 0 ? "," : "")
+            .append(jsonOf(item, 0, type.getType(0).asGroupType().getType(0)));
+      }
+      return out.append(']').toString();
+    }
+    if (logical instanceof LogicalTypeAnnotation.MapLogicalTypeAnnotation) {
+      out.append('{');
+      int n = g.getFieldRepetitionCount(0); // repeated group key_value { key, value }
+      GroupType entry = type.getType(0).asGroupType();
+      for (int i = 0; i < n; i++) {
+        Group kv = g.getGroup(0, i);
+        out.append(i > 0 ? "," : "")
+            .append(quoted(kv.getString(0, 0)))
+            .append(':')
+            .append(jsonOf(kv, 1, entry.getType(1)));
+      }
+      return out.append('}').toString();
+    }
+    out.append('{');
+    boolean first = true;
+    for (int f = 0; f < type.getFieldCount(); f++) {
+      if (!present(g, f)) {
+        continue;
+      }
+      out.append(first ? "" : ",")
+          .append(quoted(type.getType(f).getName()))
+          .append(':')
+          .append(jsonOf(g, f, type.getType(f)));
+      first = false;
+    }
+    return out.append('}').toString();
+  }
+
+  private static String jsonOf(Group g, int c, Type type) {
+    TabularValue.Cell cell = cell(g, c, type);
+    if (cell.text() == null) {
+      return "null";
+    }
+    return cell.json() ? cell.text() : quoted(cell.text());
+  }
+
+  private static String quoted(String text) {
+    return "\"" + new String(JsonStringEncoder.getInstance().quoteAsString(text)) + "\"";
   }
 
   /** A whole Parquet file held in memory. */

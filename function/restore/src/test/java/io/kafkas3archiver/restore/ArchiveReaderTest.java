@@ -95,6 +95,42 @@ class ArchiveReaderTest {
   }
 
   /**
+   * Declared struct, array and map columns are Parquet groups, LIST and MAP: the reader turns them
+   * back into the value's JSON (exactly, with the metadata's kafka_exact; as equal JSON without).
+   */
+  @ParameterizedTest(name = "metadata={0}")
+  @org.junit.jupiter.params.provider.ValueSource(booleans = {true, false})
+  void shouldReadDeclaredNestedColumnsBack(boolean metadata) throws IOException {
+    List<KafkaRecord> records =
+        List.of(
+            record(
+                0,
+                null,
+                "{\"p\":{\"lat\":1.5,\"tag\":\"a\\\"b\"},\"tags\":[\"x\",null],\"n\":{\"k\":7}}"),
+            // (A null field reads back as a missing one without the metadata: the test above.)
+            record(1, null, "{\"tags\":[],\"n\":{}}"));
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    Encoder.forFormat(
+            Format.PARQUET,
+            Compression.NONE,
+            metadata,
+            java.util.Optional.of(
+                io.kafkas3archiver.schema.DeclaredSchema.parse(
+                    "{\"p\":\"struct<lat:double,tag:string>\",\"tags\":\"array<string>\","
+                        + "\"n\":\"map<string,bigint>\"}",
+                    "PARQUET_SCHEMA")))
+        .encode(records, out);
+    ObjectRows rows = decode(Format.PARQUET, Compression.NONE, out.toByteArray());
+    var json = new com.fasterxml.jackson.databind.ObjectMapper();
+    assertThat(rows.records()).hasSize(2);
+    for (int i = 0; i < 2; i++) {
+      assertThat(json.readTree(rows.records().get(i).value()))
+          .as("record %d", i)
+          .isEqualTo(json.readTree(records.get(i).value()));
+    }
+  }
+
+  /**
    * A null field (an empty cell, as a missing one is) and a string that reads as JSON are common:
    * the row then carries a small patch naming those columns, not its value again.
    */
