@@ -43,7 +43,9 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * markers (and csv error rows) is archived by the handler through the event-source emulator into
  * S3Proxy, audited clean, then broken one way at a time (a deleted object, an object overwritten
  * with other bytes, the same range archived under a second prefix, the mapping stopped while the
- * cluster runs ahead); each is reported precisely, with its exit code.
+ * cluster runs ahead); each is reported precisely, with its exit code. A compacted topic, whose
+ * older records the broker's log cleaner removed before the archiver read them, audits clean with
+ * every removed offset an explained gap.
  */
 class AuditIT {
   private static final String BUCKET = "audit-it";
@@ -471,6 +473,108 @@ class AuditIT {
         covered += r.get(1).asLong() - r.get(0).asLong() + 1;
       }
       assertThat(stored).as("partition %d offsets stored twice", p).isEqualTo(covered);
+    }
+  }
+
+  /**
+   * A compacted topic: the broker's log cleaner removes the older records of shared keys before the
+   * archiver reads the topic, so the archive has holes that are neither markers nor lost objects.
+   * Inside an object the claim records them; at an object's edge (and before the first claim) the
+   * probe finds no record there. Either way explained: clean, exit 0, and every removed offset is
+   * in an explained gap.
+   */
+  @Test
+  void shouldExplainTheOffsetsTheLogCleanerRemovedBeforeArchiving() throws Exception {
+    String topic = "compacted";
+    String group = "archiver-" + topic;
+    LogCleaner.speedUp(servers.kafka.bootstrapServers());
+    servers.kafka.createTopic(
+        topic,
+        PARTITIONS,
+        Map.of(
+            "cleanup.policy", "compact",
+            "segment.ms", "100",
+            "min.cleanable.dirty.ratio", "0.01",
+            "min.compaction.lag.ms", "0",
+            "delete.retention.ms", "100"));
+    produceCompactable(topic, 8);
+    Map<Integer, Ranges> removed =
+        LogCleaner.awaitRemoved(
+            servers.kafka.bootstrapServers(), topic, endOffsets(topic), Duration.ofSeconds(30));
+    archive(topic, "comp", group);
+
+    Run run =
+        audit(
+            "--topic",
+            topic,
+            "--key-prefix",
+            "comp",
+            "--bootstrap-servers",
+            servers.kafka.bootstrapServers(),
+            "--group",
+            group,
+            "--json",
+            "--full");
+    assertThat(run.exit()).as(run.out()).isZero();
+    assertThat(run.json().path("gapOffsets").asLong()).isZero();
+    assertThat(run.json().path("duplicateOffsets").asLong()).isZero();
+    for (int p = 0; p < PARTITIONS; p++) {
+      JsonNode part = partition(run.json(), p);
+      assertThat(part.path("archivedThrough").asLong()).isEqualTo(part.path("logEnd").asLong() - 1);
+      Ranges explained = new Ranges();
+      List<String> reasons = new ArrayList<>();
+      for (JsonNode g : part.path("gaps")) {
+        assertThat(g.path("explained").asBoolean()).as(g.toString()).isTrue();
+        explained.add(g.path("from").asLong(), g.path("to").asLong());
+        reasons.add(g.path("reason").asText());
+      }
+      // Exactly the cleaner's holes are explained gaps: none left out, none invented.
+      assertThat(explained.list())
+          .as("partition %d's gaps against the offsets the cleaner removed", p)
+          .isEqualTo(removed.get(p).list());
+      // Holes both inside objects (recorded in the claim) and between them (probed).
+      assertThat(reasons).contains("recorded", "no_record_in_log");
+    }
+    // The table says the same to people.
+    Run table =
+        audit(
+            "--topic",
+            topic,
+            "--key-prefix",
+            "comp",
+            "--bootstrap-servers",
+            servers.kafka.bootstrapServers());
+    assertThat(table.out()).contains("result: clean (exit 0)");
+  }
+
+  /**
+   * {@code rounds} rounds per partition of 2 records with keys of their own and 3 with keys every
+   * round shares, a pause between rounds so that each round starts a new segment ({@code
+   * segment.ms} 100): the cleaner keeps only the last round's shared keys. The first round opens
+   * with the shared keys, so the log starts with a hole; a last record rolls the final round's
+   * segment so that the cleaner may clean it too.
+   */
+  private static void produceCompactable(String topic, int rounds) throws InterruptedException {
+    try (KafkaProducer<byte[], byte[]> producer = servers.producer(Map.of())) {
+      for (int r = 0; r <= rounds; r++) {
+        for (int p = 0; p < PARTITIONS; p++) {
+          List<String> keys =
+              r == rounds
+                  ? List.of("last")
+                  : List.of("s0", "s1", "u" + r + "a", "s2", "u" + r + "b");
+          for (String k : keys) {
+            producer.send(
+                new ProducerRecord<>(
+                    topic,
+                    p,
+                    k.getBytes(StandardCharsets.UTF_8),
+                    ("{\"k\":\"" + k + "\",\"r\":" + r + "}").getBytes(StandardCharsets.UTF_8)),
+                AuditIT::produced);
+          }
+        }
+        producer.flush();
+        Thread.sleep(250);
+      }
     }
   }
 
