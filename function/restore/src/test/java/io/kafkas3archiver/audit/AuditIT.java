@@ -19,6 +19,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -545,6 +546,107 @@ class AuditIT {
             "--bootstrap-servers",
             servers.kafka.bootstrapServers());
     assertThat(table.out()).contains("result: clean (exit 0)");
+  }
+
+  /**
+   * A time range: --from/--to are mapped per partition to offsets by the broker's record
+   * timestamps, the audit covers exactly those offsets, and a lost object outside the range does
+   * not make the range's audit fail (while the whole topic's does).
+   */
+  @Test
+  void shouldAuditATimeRangeMappedToOffsetsByTheCluster() {
+    String topic = "timed";
+    String group = "archiver-" + topic;
+    servers.kafka.createTopic(topic, PARTITIONS);
+    Instant t0 = Instant.parse("2026-03-01T00:00:00Z");
+    // Record i of each partition carries the time t0 + i minutes (and so has offset i).
+    try (KafkaProducer<byte[], byte[]> producer = servers.producer(Map.of())) {
+      for (int p = 0; p < PARTITIONS; p++) {
+        for (int i = 0; i < 60; i++) {
+          producer.send(
+              new ProducerRecord<>(
+                  topic,
+                  p,
+                  t0.plus(Duration.ofMinutes(i)).toEpochMilli(),
+                  null,
+                  ("{\"i\":" + i + "}").getBytes(StandardCharsets.UTF_8)),
+              AuditIT::produced);
+        }
+      }
+      producer.flush();
+    }
+    archive(topic, "timed", group);
+    String[] cluster = {
+      "--topic",
+      topic,
+      "--key-prefix",
+      "timed",
+      "--bootstrap-servers",
+      servers.kafka.bootstrapServers(),
+      "--group",
+      group,
+      "--json"
+    };
+    // The records from 00:10:00 up to 00:20:00 (exclusive, as for restore): offsets 10..19.
+    String[] window =
+        concat(cluster, "--from", "2026-03-01T00:10:00Z", "--to", "2026-03-01T00:20:00Z");
+    Run ranged = audit(window);
+    assertThat(ranged.exit()).as(ranged.out()).isZero();
+    assertThat(ranged.json().path("from").asText()).isEqualTo("2026-03-01T00:10:00Z");
+    for (int p = 0; p < PARTITIONS; p++) {
+      JsonNode part = partition(ranged.json(), p);
+      assertThat(part.path("fromOffset").asLong()).isEqualTo(10);
+      assertThat(part.path("toOffset").asLong()).isEqualTo(19);
+      assertThat(part.path("covered").toString()).isEqualTo("[[10,19]]");
+      assertThat(part.path("gaps").size()).isZero();
+    }
+    // A lost object past the range: the whole topic's audit finds it, the range's does not.
+    String lost = null;
+    for (S3Object o : objects("timed/" + topic + "/")) {
+      if (claim(o.key()).first() > 19) {
+        lost = o.key();
+        break;
+      }
+    }
+    assertThat(lost).as("an object after offset 19").isNotNull();
+    String key = lost;
+    Claim lostClaim = claim(key);
+    s3.deleteObject(b -> b.bucket(BUCKET).key(key));
+    assertThat(audit(cluster).exit()).as("the whole topic").isEqualTo(1);
+    Run stillClean = audit(window);
+    assertThat(stillClean.exit()).as(stillClean.out()).isZero();
+    // A --to just past the lost object's first record time reaches it: found, exit 1.
+    Run reaching =
+        audit(
+            concat(
+                cluster,
+                "--from",
+                "2026-03-01T00:10:00Z",
+                "--to",
+                t0.plus(Duration.ofMinutes(lostClaim.first())).plusMillis(1).toString()));
+    assertThat(reaching.exit()).as(reaching.out()).isEqualTo(1);
+    assertThat(reaching.json().path("gapOffsets").asLong()).isEqualTo(1);
+    // A range after every record: no offsets to audit, clean; the table says so.
+    Run later =
+        audit(
+            "--topic",
+            topic,
+            "--key-prefix",
+            "timed",
+            "--bootstrap-servers",
+            servers.kafka.bootstrapServers(),
+            "--from",
+            "2026-03-02T00:00:00Z");
+    assertThat(later.exit()).as(later.out()).isZero();
+    assertThat(later.out())
+        .contains("time range: --from 2026-03-02T00:00:00Z --to -")
+        .contains(
+            "partition 0: the time range is no offsets (no record in it; the next offset is 60)");
+    // Without the cluster there is nothing to map the times with: refused, exit 2.
+    Run offline =
+        audit("--topic", topic, "--key-prefix", "timed", "--from", "2026-03-01T00:10:00Z");
+    assertThat(offline.exit()).isEqualTo(2);
+    assertThat(offline.err()).contains("--from/--to need --bootstrap-servers");
   }
 
   /**
