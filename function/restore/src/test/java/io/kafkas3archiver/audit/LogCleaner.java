@@ -44,34 +44,38 @@ final class LogCleaner {
   }
 
   /**
-   * Reads {@code topic} until the offsets absent below each partition's end stop changing for a few
-   * reads in a row and are not empty (the cleaner has run and has nothing more to do), at most
-   * {@code within}. Returns them per partition: the offsets the cleaner removed.
+   * Reads {@code topic} until {@code expected} offsets below each partition's end are absent: the
+   * cleaner has done all it will (archiving a partly cleaned log would let the cleaner remove
+   * archived records afterwards, and the comparison would no longer hold), at most {@code within}.
+   * Returns them per partition: the offsets the cleaner removed.
    */
   static Map<Integer, Ranges> awaitRemoved(
-      String bootstrapServers, String topic, Map<TopicPartition, Long> ends, Duration within)
+      String bootstrapServers,
+      String topic,
+      Map<TopicPartition, Long> ends,
+      long expected,
+      Duration within)
       throws InterruptedException {
     long started = System.nanoTime();
     long until = started + within.toNanos();
     Map<Integer, Ranges> last = null;
-    int stable = 0;
     while (System.nanoTime() < until) {
       Map<Integer, Ranges> absent = absent(bootstrapServers, ends);
-      boolean allRemoved = absent.values().stream().noneMatch(Ranges::isEmpty);
-      stable = allRemoved && absent.toString().equals(String.valueOf(last)) ? stable + 1 : 0;
-      if (stable >= 3) {
+      if (absent.values().stream().allMatch(r -> r.size() == expected)) {
         System.out.printf(
-            "log cleaner: %s removed %s, settled after %d ms%n",
+            "log cleaner: %s removed %s, after %d ms%n",
             topic, absent, (System.nanoTime() - started) / 1_000_000);
         return absent;
       }
       last = absent;
-      Thread.sleep(500);
+      Thread.sleep(200);
     }
     throw new AssertionError(
-        "the broker's log cleaner removed no records of "
+        "the broker's log cleaner did not remove "
+            + expected
+            + " records of each partition of "
             + topic
-            + " (or kept removing) within "
+            + " within "
             + within.toSeconds()
             + " s; absent offsets at the last read: "
             + last);
