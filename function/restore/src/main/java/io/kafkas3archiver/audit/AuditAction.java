@@ -37,6 +37,8 @@ public final class AuditAction {
           "partitions",
           "fromOffset",
           "toOffset",
+          "from",
+          "to",
           "bootstrapServers",
           "group",
           "partitionCount",

@@ -2,6 +2,8 @@ package io.kafkas3archiver.audit;
 
 import io.kafkas3archiver.cli.CommandLine;
 import io.kafkas3archiver.cli.UsageException;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -18,6 +20,8 @@ public record AuditOptions(
     Set<Integer> partitions,
     long fromOffset,
     long toOffset,
+    Optional<Instant> fromTime,
+    Optional<Instant> toTime,
     Optional<String> bootstrapServers,
     Optional<String> group,
     Map<String, String> clientProperties,
@@ -54,6 +58,12 @@ public record AuditOptions(
         --partitions 0,2,5         only these partitions
         --from-offset N            first offset audited, per partition (inclusive)
         --to-offset N              last offset audited, per partition (inclusive)
+        --from T                   first record time audited (ISO-8601 instant, e.g.
+                                   2026-03-01T00:00:00Z): per partition the first offset whose
+                                   timestamp is T or later; needs --bootstrap-servers
+        --to T                     end of the record times audited (exclusive, as for restore):
+                                   per partition the offset before the first one whose timestamp
+                                   is T or later; needs --bootstrap-servers
       Cluster (optional)
         --bootstrap-servers S      the archived cluster: log offsets, lag, and a probe of each
                                    unclaimed range for records
@@ -97,6 +107,8 @@ public record AuditOptions(
                 "--partitions",
                 "--from-offset",
                 "--to-offset",
+                "--from",
+                "--to",
                 "--bootstrap-servers",
                 "--group",
                 "--consumer-property",
@@ -132,6 +144,24 @@ public record AuditOptions(
     }
     Optional<String> group = flags.one("--group");
     Optional<String> bootstrap = flags.one("--bootstrap-servers");
+    Optional<Instant> fromTime = flags.one("--from").map(v -> instant("--from", v));
+    Optional<Instant> toTime = flags.one("--to").map(v -> instant("--to", v));
+    if (fromTime.isPresent() && flags.has("--from-offset")) {
+      throw new UsageException(
+          "--from and --from-offset both say where the audit starts: give one");
+    }
+    if (toTime.isPresent() && flags.has("--to-offset")) {
+      throw new UsageException("--to and --to-offset both say where the audit ends: give one");
+    }
+    if (fromTime.isPresent() && toTime.isPresent() && !toTime.get().isAfter(fromTime.get())) {
+      throw new UsageException("--to " + toTime.get() + " must be after --from " + fromTime.get());
+    }
+    if ((fromTime.isPresent() || toTime.isPresent()) && bootstrap.isEmpty()) {
+      throw new UsageException(
+          "--from/--to need --bootstrap-servers: the offsets of a time come from the cluster's"
+              + " record timestamps, and the claims record offsets and folders, not record times;"
+              + " pass the cluster, or give --from-offset/--to-offset");
+    }
     if (group.isPresent() && bootstrap.isEmpty()) {
       throw new UsageException("--group needs --bootstrap-servers (the cluster that holds it)");
     }
@@ -147,6 +177,8 @@ public record AuditOptions(
             Set.copyOf(partitions),
             from,
             to,
+            fromTime,
+            toTime,
             bootstrap,
             group,
             Map.copyOf(flags.clientProperties("--consumer-config", "--consumer-property")),
@@ -164,6 +196,23 @@ public record AuditOptions(
                 .one("--endpoint-url")
                 .or(() -> Optional.ofNullable(env.apply("AWS_ENDPOINT_URL_S3"))),
             flags.has("--path-style")));
+  }
+
+  private static Instant instant(String flag, String value) {
+    try {
+      return Instant.parse(value);
+    } catch (DateTimeParseException e) {
+      throw new UsageException(
+          flag
+              + " "
+              + value
+              + " is not an ISO-8601 instant; write it in UTC like 2026-03-01T00:00:00Z");
+    }
+  }
+
+  /** Whether the range is given in record times (resolved per partition by the cluster). */
+  boolean timeRange() {
+    return fromTime.isPresent() || toTime.isPresent();
   }
 
   public String dataPrefix() {

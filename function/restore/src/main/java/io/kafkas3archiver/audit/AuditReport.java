@@ -75,6 +75,9 @@ public final class AuditReport {
     long archivedThrough = -1;
     long lag = -1;
 
+    /** The offsets --from/--to mapped to, when the range was given in record times. */
+    Ranges.Range window;
+
     Partition(int partition) {
       this.partition = partition;
     }
@@ -111,6 +114,11 @@ public final class AuditReport {
   long verified;
   long unverifiable;
   boolean incremental;
+
+  /** The record-time range, as given (--from, --to), or null. */
+  String fromTime;
+
+  String toTime;
 
   AuditReport(String bucket, String listed, String topic, boolean withCluster) {
     this.bucket = bucket;
@@ -176,6 +184,11 @@ public final class AuditReport {
                     "archived-through",
                     "lag")
                 : "");
+    if (fromTime != null || toTime != null) {
+      out.printf(
+          "time range: --from %s --to %s%n",
+          fromTime == null ? "-" : fromTime, toTime == null ? "-" : toTime);
+    }
     out.println(header);
     for (Partition p : partitions.values()) {
       String covered =
@@ -205,6 +218,17 @@ public final class AuditReport {
                   p.archivedThrough,
                   Math.max(0, p.lag))
               : "");
+    }
+    for (Partition p : partitions.values()) {
+      if (p.window != null) {
+        out.printf(
+            Locale.ROOT,
+            "partition %d: the time range is %s%n",
+            p.partition,
+            p.window.size() > 0
+                ? "offsets " + p.window
+                : "no offsets (no record in it; the next offset is " + p.window.from() + ")");
+      }
     }
     List<String> lines = new ArrayList<>();
     for (Partition p : partitions.values()) {
@@ -310,6 +334,12 @@ public final class AuditReport {
     if (withCluster) {
       root.put("lagOffsets", lagOffsets());
     }
+    if (fromTime != null) {
+      root.put("from", fromTime);
+    }
+    if (toTime != null) {
+      root.put("to", toTime);
+    }
     ArrayNode parts = root.putArray("partitions");
     for (Partition p : partitions.values()) {
       ObjectNode n = parts.addObject();
@@ -317,6 +347,11 @@ public final class AuditReport {
       n.put("objects", p.objects);
       n.put("errorObjects", p.errorObjects);
       n.put("pointers", p.pointers);
+      if (p.window != null) {
+        // Where --from/--to fell in this partition: the offsets audited (to < from: none).
+        n.put("fromOffset", p.window.from());
+        n.put("toOffset", p.window.to());
+      }
       ranges(n.putArray("covered"), p.covered);
       ArrayNode gaps = n.putArray("gaps");
       for (Gap g : p.gaps) {

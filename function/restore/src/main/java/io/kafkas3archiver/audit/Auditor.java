@@ -52,6 +52,8 @@ public final class Auditor {
     report.requests = requests;
     AuditState state = options.stateless() || options.full() ? AuditState.empty() : loadState();
     report.incremental = state.loaded;
+    report.fromTime = options.fromTime().map(Object::toString).orElse(null);
+    report.toTime = options.toTime().map(Object::toString).orElse(null);
     ArchiveScan scan = new ArchiveScan(s3, options.bucket(), requests);
     List<ArchiveScan.Listed> listed = new ArrayList<>();
     listed.addAll(scan.list(options.dataPrefix(), ArchiveObject.Kind.DATA, report.skipped));
@@ -130,9 +132,19 @@ public final class Auditor {
         .filter(p -> !partitions.contains(p) && options.inRange(p))
         .forEach(partitions::add);
     partitions.sort(Comparator.naturalOrder());
+    Map<Integer, OptionalLong> fromTimes =
+        options.fromTime().map(t -> cluster.offsetsForTimes(partitionCount, t)).orElse(Map.of());
+    // --to is exclusive (as for restore): the window ends before the first offset at --to.
+    Map<Integer, OptionalLong> atTo =
+        options.toTime().map(t -> cluster.offsetsForTimes(partitionCount, t)).orElse(Map.of());
     for (int p : partitions) {
+      Window window = window(p, fromTimes, atTo, logs.get(p));
+      if (options.timeRange()) {
+        report.partition(p).window = new Ranges.Range(window.from(), window.to());
+      }
       audit(
           report.partition(p),
+          window,
           data.getOrDefault(p, List.of()),
           errors.getOrDefault(p, List.of()),
           cluster,
@@ -149,16 +161,46 @@ public final class Auditor {
     return report;
   }
 
+  /** The offsets audited in one partition, inclusive; empty when {@code to < from}. */
+  private record Window(long from, long to) {}
+
+  /**
+   * The partition's offsets to audit: the offset range, with each record time given mapped by the
+   * cluster. A --from later than every record starts at the log's end (nothing to audit yet); the
+   * window ends at the log's last offset at most.
+   */
+  private Window window(
+      int partition,
+      Map<Integer, OptionalLong> fromTimes,
+      Map<Integer, OptionalLong> atTo,
+      ClusterView.Log log) {
+    if (!options.timeRange() || log == null) {
+      return new Window(options.fromOffset(), options.toOffset());
+    }
+    long end = log.end();
+    long from =
+        options.fromTime().isEmpty()
+            ? options.fromOffset()
+            : fromTimes.getOrDefault(partition, OptionalLong.empty()).orElse(end);
+    long to =
+        options.toTime().isEmpty()
+            ? options.toOffset()
+            : atTo.getOrDefault(partition, OptionalLong.empty()).orElse(end) - 1;
+    // What the range reaches today: the log's last offset at most (the report shows the window).
+    return new Window(from, Math.min(to, end - 1));
+  }
+
   private void audit(
       AuditReport.Partition report,
+      Window window,
       List<AuditedObject> data,
       List<AuditedObject> errors,
       ClusterView cluster,
       ClusterView.Log log,
       Long committed,
       AuditState state) {
-    long from = options.fromOffset();
-    long to = options.toOffset();
+    long from = window.from();
+    long to = window.to();
     report.log = log;
     report.committed = committed;
     // A claim's holder is its data object, or its error object when the range's first record with

@@ -1,6 +1,7 @@
 package io.kafkas3archiver.audit;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -19,6 +20,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
@@ -137,6 +139,40 @@ final class ClusterView implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new AuditException("interrupted", e);
     }
+  }
+
+  /**
+   * Per partition, the first offset whose record timestamp is {@code time} or later (the consumer's
+   * {@code offsetsForTimes}), or empty where no record is that late. Record timestamps need not
+   * grow with the offset (a producer sets CreateTime), so this is the broker's answer: the earliest
+   * such offset.
+   */
+  Map<Integer, OptionalLong> offsetsForTimes(int partitions, Instant time) {
+    Map<TopicPartition, Long> query = new HashMap<>();
+    for (int p = 0; p < partitions; p++) {
+      query.put(new TopicPartition(topic, p), time.toEpochMilli());
+    }
+    Map<Integer, OptionalLong> out = new TreeMap<>();
+    try {
+      consumer
+          .offsetsForTimes(query, TIMEOUT)
+          .forEach(
+              (tp, found) ->
+                  out.put(
+                      tp.partition(),
+                      found == null ? OptionalLong.empty() : OptionalLong.of(found.offset())));
+    } catch (KafkaException e) {
+      throw new AuditException(
+          "could not map "
+              + time
+              + " to offsets of "
+              + topic
+              + " ("
+              + e.getMessage()
+              + "): check the consumer settings, or give --from-offset/--to-offset",
+          e);
+    }
+    return out;
   }
 
   /**

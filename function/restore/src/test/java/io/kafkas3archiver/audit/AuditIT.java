@@ -19,6 +19,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -43,7 +44,9 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * markers (and csv error rows) is archived by the handler through the event-source emulator into
  * S3Proxy, audited clean, then broken one way at a time (a deleted object, an object overwritten
  * with other bytes, the same range archived under a second prefix, the mapping stopped while the
- * cluster runs ahead); each is reported precisely, with its exit code.
+ * cluster runs ahead); each is reported precisely, with its exit code. A compacted topic, whose
+ * older records the broker's log cleaner removed before the archiver read them, audits clean with
+ * every removed offset an explained gap.
  */
 class AuditIT {
   private static final String BUCKET = "audit-it";
@@ -471,6 +474,215 @@ class AuditIT {
         covered += r.get(1).asLong() - r.get(0).asLong() + 1;
       }
       assertThat(stored).as("partition %d offsets stored twice", p).isEqualTo(covered);
+    }
+  }
+
+  /**
+   * A compacted topic: the broker's log cleaner removes the older records of shared keys before the
+   * archiver reads the topic, so the archive has holes that are neither markers nor lost objects.
+   * Inside an object the claim records them; at an object's edge (and before the first claim) the
+   * probe finds no record there. Either way explained: clean, exit 0, and every removed offset is
+   * in an explained gap.
+   */
+  @Test
+  void shouldExplainTheOffsetsTheLogCleanerRemovedBeforeArchiving() throws Exception {
+    String topic = "compacted";
+    String group = "archiver-" + topic;
+    LogCleaner.speedUp(servers.kafka.bootstrapServers());
+    servers.kafka.createTopic(
+        topic,
+        PARTITIONS,
+        Map.of(
+            "cleanup.policy", "compact",
+            "segment.ms", "100",
+            "min.cleanable.dirty.ratio", "0.01",
+            "min.compaction.lag.ms", "0",
+            "delete.retention.ms", "100"));
+    int rounds = 8;
+    produceCompactable(topic, rounds);
+    // Each round's 3 shared keys survive only in the last round.
+    Map<Integer, Ranges> removed =
+        LogCleaner.awaitRemoved(
+            servers.kafka.bootstrapServers(),
+            topic,
+            endOffsets(topic),
+            3L * (rounds - 1),
+            Duration.ofSeconds(30));
+    archive(topic, "comp", group);
+
+    Run run =
+        audit(
+            "--topic",
+            topic,
+            "--key-prefix",
+            "comp",
+            "--bootstrap-servers",
+            servers.kafka.bootstrapServers(),
+            "--group",
+            group,
+            "--json",
+            "--full");
+    assertThat(run.exit()).as(run.out()).isZero();
+    assertThat(run.json().path("gapOffsets").asLong()).isZero();
+    assertThat(run.json().path("duplicateOffsets").asLong()).isZero();
+    for (int p = 0; p < PARTITIONS; p++) {
+      JsonNode part = partition(run.json(), p);
+      assertThat(part.path("archivedThrough").asLong()).isEqualTo(part.path("logEnd").asLong() - 1);
+      Ranges explained = new Ranges();
+      List<String> reasons = new ArrayList<>();
+      for (JsonNode g : part.path("gaps")) {
+        assertThat(g.path("explained").asBoolean()).as(g.toString()).isTrue();
+        explained.add(g.path("from").asLong(), g.path("to").asLong());
+        reasons.add(g.path("reason").asText());
+      }
+      // Exactly the cleaner's holes are explained gaps: none left out, none invented.
+      assertThat(explained.list())
+          .as("partition %d's gaps against the offsets the cleaner removed", p)
+          .isEqualTo(removed.get(p).list());
+      // Holes both inside objects (recorded in the claim) and between them (probed).
+      assertThat(reasons).contains("recorded", "no_record_in_log");
+    }
+    // The table says the same to people.
+    Run table =
+        audit(
+            "--topic",
+            topic,
+            "--key-prefix",
+            "comp",
+            "--bootstrap-servers",
+            servers.kafka.bootstrapServers());
+    assertThat(table.out()).contains("result: clean (exit 0)");
+  }
+
+  /**
+   * A time range: --from/--to are mapped per partition to offsets by the broker's record
+   * timestamps, the audit covers exactly those offsets, and a lost object outside the range does
+   * not make the range's audit fail (while the whole topic's does).
+   */
+  @Test
+  void shouldAuditATimeRangeMappedToOffsetsByTheCluster() {
+    String topic = "timed";
+    String group = "archiver-" + topic;
+    servers.kafka.createTopic(topic, PARTITIONS);
+    Instant t0 = Instant.parse("2026-03-01T00:00:00Z");
+    // Record i of each partition carries the time t0 + i minutes (and so has offset i).
+    try (KafkaProducer<byte[], byte[]> producer = servers.producer(Map.of())) {
+      for (int p = 0; p < PARTITIONS; p++) {
+        for (int i = 0; i < 60; i++) {
+          producer.send(
+              new ProducerRecord<>(
+                  topic,
+                  p,
+                  t0.plus(Duration.ofMinutes(i)).toEpochMilli(),
+                  null,
+                  ("{\"i\":" + i + "}").getBytes(StandardCharsets.UTF_8)),
+              AuditIT::produced);
+        }
+      }
+      producer.flush();
+    }
+    archive(topic, "timed", group);
+    String[] cluster = {
+      "--topic",
+      topic,
+      "--key-prefix",
+      "timed",
+      "--bootstrap-servers",
+      servers.kafka.bootstrapServers(),
+      "--group",
+      group,
+      "--json"
+    };
+    // The records from 00:10:00 up to 00:20:00 (exclusive, as for restore): offsets 10..19.
+    String[] window =
+        concat(cluster, "--from", "2026-03-01T00:10:00Z", "--to", "2026-03-01T00:20:00Z");
+    Run ranged = audit(window);
+    assertThat(ranged.exit()).as(ranged.out()).isZero();
+    assertThat(ranged.json().path("from").asText()).isEqualTo("2026-03-01T00:10:00Z");
+    for (int p = 0; p < PARTITIONS; p++) {
+      JsonNode part = partition(ranged.json(), p);
+      assertThat(part.path("fromOffset").asLong()).isEqualTo(10);
+      assertThat(part.path("toOffset").asLong()).isEqualTo(19);
+      assertThat(part.path("covered").toString()).isEqualTo("[[10,19]]");
+      assertThat(part.path("gaps").size()).isZero();
+    }
+    // A lost object past the range: the whole topic's audit finds it, the range's does not.
+    String lost = null;
+    for (S3Object o : objects("timed/" + topic + "/")) {
+      if (claim(o.key()).first() > 19) {
+        lost = o.key();
+        break;
+      }
+    }
+    assertThat(lost).as("an object after offset 19").isNotNull();
+    String key = lost;
+    Claim lostClaim = claim(key);
+    s3.deleteObject(b -> b.bucket(BUCKET).key(key));
+    assertThat(audit(cluster).exit()).as("the whole topic").isEqualTo(1);
+    Run stillClean = audit(window);
+    assertThat(stillClean.exit()).as(stillClean.out()).isZero();
+    // A --to just past the lost object's first record time reaches it: found, exit 1.
+    Run reaching =
+        audit(
+            concat(
+                cluster,
+                "--from",
+                "2026-03-01T00:10:00Z",
+                "--to",
+                t0.plus(Duration.ofMinutes(lostClaim.first())).plusMillis(1).toString()));
+    assertThat(reaching.exit()).as(reaching.out()).isEqualTo(1);
+    assertThat(reaching.json().path("gapOffsets").asLong()).isEqualTo(1);
+    // A range after every record: no offsets to audit, clean; the table says so.
+    Run later =
+        audit(
+            "--topic",
+            topic,
+            "--key-prefix",
+            "timed",
+            "--bootstrap-servers",
+            servers.kafka.bootstrapServers(),
+            "--from",
+            "2026-03-02T00:00:00Z");
+    assertThat(later.exit()).as(later.out()).isZero();
+    assertThat(later.out())
+        .contains("time range: --from 2026-03-02T00:00:00Z --to -")
+        .contains(
+            "partition 0: the time range is no offsets (no record in it; the next offset is 60)");
+    // Without the cluster there is nothing to map the times with: refused, exit 2.
+    Run offline =
+        audit("--topic", topic, "--key-prefix", "timed", "--from", "2026-03-01T00:10:00Z");
+    assertThat(offline.exit()).isEqualTo(2);
+    assertThat(offline.err()).contains("--from/--to need --bootstrap-servers");
+  }
+
+  /**
+   * {@code rounds} rounds per partition of 2 records with keys of their own and 3 with keys every
+   * round shares, a pause between rounds so that each round starts a new segment ({@code
+   * segment.ms} 100): the cleaner keeps only the last round's shared keys. The first round opens
+   * with the shared keys, so the log starts with a hole; a last record rolls the final round's
+   * segment so that the cleaner may clean it too.
+   */
+  private static void produceCompactable(String topic, int rounds) throws InterruptedException {
+    try (KafkaProducer<byte[], byte[]> producer = servers.producer(Map.of())) {
+      for (int r = 0; r <= rounds; r++) {
+        for (int p = 0; p < PARTITIONS; p++) {
+          List<String> keys =
+              r == rounds
+                  ? List.of("last")
+                  : List.of("s0", "s1", "u" + r + "a", "s2", "u" + r + "b");
+          for (String k : keys) {
+            producer.send(
+                new ProducerRecord<>(
+                    topic,
+                    p,
+                    k.getBytes(StandardCharsets.UTF_8),
+                    ("{\"k\":\"" + k + "\",\"r\":" + r + "}").getBytes(StandardCharsets.UTF_8)),
+                AuditIT::produced);
+          }
+        }
+        producer.flush();
+        Thread.sleep(250);
+      }
     }
   }
 
