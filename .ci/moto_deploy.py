@@ -562,7 +562,10 @@ def sam_local_invoke():
 def main(cdk_paths):
     templates = [(n, resolve_conditions(sam_template(p), p), p) for n, p in SAM_CASES.items()]
     for i, path in enumerate(cdk_paths):
-        name = f"cdk-{i}-{os.path.basename(os.path.dirname(path))}"
+        # A stack name allows letters, digits and hyphens only (the documented commands' folders
+        # are named after their file, e.g. command-README.md-65), and 128 characters at most.
+        folder = re.sub(r"[^A-Za-z0-9-]", "-", os.path.basename(os.path.dirname(path)))
+        name = f"cdk-{i}-{folder}"[:128]
         templates.append((name, resolve_conditions(cdk_template(path), {}), {}))
     proc, url = start_moto()
     summary = {}
