@@ -40,6 +40,12 @@ final class Monitoring {
   static final Duration PERIOD = Duration.minutes(5);
 
   /**
+   * The function's csv/parquet-only EMF count of values kept in {@code _overflow} (EmfMetrics sends
+   * it beside the enum's metrics, so ArchiverMetrics does not list it).
+   */
+  static final String VALUES_OVERFLOWED = "ValuesOverflowed";
+
+  /**
    * The stall alarm's expression. One metric-math alarm rather than a composite of two alarms: both
    * conditions are evaluated on the same 5-minute periods (a composite combines two alarm states
    * that each have their own window and missing-data rules), FILL turns a period without any
@@ -127,6 +133,26 @@ final class Monitoring {
             1,
             "Records could not be written in the chosen format and went to error objects"
                 + " under <prefix>/_errors/ ("
+                + s.title()
+                + ")"));
+    // ValuesOverflowed > 0 (csv and parquet only; other formats never send it): a value its
+    // column's type cannot hold went, exact, to _overflow, so a producer changed a field's kind.
+    alarms.add(
+        above(
+            scope,
+            "ValuesOverflowedAlarm",
+            Metric.Builder.create()
+                .namespace(ArchiverMetrics.NAMESPACE)
+                .metricName(VALUES_OVERFLOWED)
+                .dimensionsMap(Map.of(ArchiverMetrics.TITLE_DIMENSION, s.title()))
+                .statistic("Sum")
+                .period(PERIOD)
+                .build(),
+            0,
+            1,
+            "Values went, exact, to the _overflow column: their column's type cannot hold them (a"
+                + " producer changed a field's kind); declare the field's type in PARQUET_SCHEMA or"
+                + " read _overflow ("
                 + s.title()
                 + ")"));
     alarms.add(

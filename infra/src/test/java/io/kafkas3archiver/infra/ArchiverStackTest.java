@@ -482,6 +482,16 @@ class ArchiverStackTest {
   }
 
   @Test
+  void shouldAlarmWhenAnyValueGoesToTheOverflowColumn() {
+    assertThat(Templates.alarmMetrics(alarms.get("ValuesOverflowedAlarm")))
+        .containsExactly("KafkaS3Archiver ValuesOverflowed {Title=S3_Event_Archive_Prod} Sum 300");
+    assertThat(alarms.get("ValuesOverflowedAlarm"))
+        .containsEntry("ComparisonOperator", "GreaterThanThreshold")
+        .containsEntry("Threshold", 0)
+        .containsEntry("TreatMissingData", "notBreaching");
+  }
+
+  @Test
   void shouldAlarmOnRecordsErroredAboveZero() {
     assertThat(alarms.get("RecordsErroredAlarm"))
         .containsEntry("ComparisonOperator", "GreaterThanThreshold")

@@ -57,9 +57,9 @@ class MonitoringSettingsStackTest {
 
   @Test
   void shouldNotifyTheTopicFromEveryAlarm() {
-    // 9 of the function and queue, the heartbeat, 3 of the mapping, 2 of its destination.
+    // 10 of the function and queue, the heartbeat, 3 of the mapping, 2 of its destination.
     assertThat(alarms.values())
-        .hasSize(14)
+        .hasSize(15)
         .allSatisfy(
             a ->
                 assertThat(a)
