@@ -6,6 +6,7 @@ import com.amazonaws.services.lambda.runtime.serialization.factories.JacksonFact
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kafkas3archiver.ArchiverHandler;
 import io.kafkas3archiver.bench.driver.ColdStart;
+import io.kafkas3archiver.bench.driver.Warm;
 import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.decode.EventDecoder;
 import io.kafkas3archiver.decode.Header;
@@ -55,7 +56,10 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
  * {@code bench.coldRounds} (5), {@code bench.sections}
  * (throughput,event,partitioning,e2e,cold,heap), {@code bench.partitionRounds} (= bench.rounds),
  * {@code bench.heap} ({@code gzip}: each format with none and gzip; {@code all}; {@code none}),
- * {@code bench.memoryMb} (1024, as deployed), {@code bench.jar}.
+ * {@code bench.memoryMb} (1024, as deployed), {@code bench.jar}. Not in the default sections:
+ * {@code lambda} and {@code lambda-memory} (issue 29: the end-to-end and in-memory rows in JVMs
+ * forked with Lambda's flags, see {@link LambdaBench}), with {@code bench.lambdaRounds} (9), {@code
+ * bench.lambdaMemory} (512,1024) and {@code bench.lambdaCombos} (all pairs).
  */
 public final class Bench {
   private static final PrintStream OUT = System.out;
@@ -133,6 +137,20 @@ public final class Bench {
         Requests.print(OUT, s3);
       }
       Forks forks = new Forks(jar, work, s3);
+      if (sections.contains("lambda") || sections.contains("lambda-memory")) {
+        List<Integer> memories =
+            Stream.of(System.getProperty("bench.lambdaMemory", "512,1024").split(","))
+                .map(Integer::valueOf)
+                .toList();
+        List<Combo> lambdaCombos = lambdaCombos(combos);
+        int lambdaRounds = Integer.getInteger("bench.lambdaRounds", 9);
+        if (sections.contains("lambda")) {
+          LambdaBench.endToEnd(OUT, forks, bigEvent, batch, lambdaCombos, memories, lambdaRounds);
+        }
+        if (sections.contains("lambda-memory")) {
+          LambdaBench.inMemory(OUT, forks, bigEvent, batch, lambdaCombos, memories, lambdaRounds);
+        }
+      }
       if (sections.contains("cold")) {
         coldStart(forks, smallEvent, bigEvent, coldRounds);
       }
@@ -172,6 +190,24 @@ public final class Bench {
     if (heapFloorBytes < 0) {
       throw new IllegalStateException("a capped-heap run failed at every size");
     }
+  }
+
+  /** {@code bench.lambdaCombos}: a comma-separated subset such as {@code ndjson/none}, or all. */
+  private static List<Combo> lambdaCombos(List<Combo> combos) {
+    String wanted = System.getProperty("bench.lambdaCombos", "");
+    if (wanted.isBlank()) {
+      return combos;
+    }
+    List<String> names = List.of(wanted.split(","));
+    List<Combo> chosen = combos.stream().filter(c -> names.contains(c.name())).toList();
+    if (chosen.size() != names.size()) {
+      throw new IllegalArgumentException(
+          "bench.lambdaCombos names a pair this build does not accept: "
+              + wanted
+              + "; accepted: "
+              + names(combos));
+    }
+    return chosen;
   }
 
   private static String names(List<Combo> combos) {
@@ -625,23 +661,7 @@ public final class Bench {
               client,
               event.toAbsolutePath().toString()));
       ProcessBuilder pb = new ProcessBuilder(cmd);
-      Map<String, String> penv = pb.environment();
-      String path = penv.get("PATH");
-      penv.clear();
-      penv.put("PATH", path == null ? "/usr/bin:/bin" : path);
-      penv.put("HOME", work.toString());
-      penv.put("AWS_REGION", S3ProxyServer.REGION);
-      penv.put("AWS_ACCESS_KEY_ID", S3ProxyServer.ACCESS_KEY);
-      penv.put("AWS_SECRET_ACCESS_KEY", S3ProxyServer.SECRET_KEY);
-      penv.put("AWS_EC2_METADATA_DISABLED", "true");
-      penv.put("AWS_ENDPOINT_URL_S3", s3.endpoint().toString());
-      penv.put("S3_FORCE_PATH_STYLE", "true");
-      penv.put("BUCKET_NAME", Combo.BUCKET);
-      penv.put("TITLE", "bench");
-      // Each fork archives into its own prefix: with exactly-once keys, a second fork writing
-      // the same event would meet the first one's object and time the conflict path instead.
-      penv.put("KEY_PREFIX", "cold-" + forksStarted++);
-      penv.putAll(env);
+      environment(pb, env);
       pb.redirectError(work.resolve("fork-stderr.log").toFile());
       long start = System.nanoTime();
       Process p = pb.start();
@@ -671,6 +691,53 @@ public final class Bench {
         out[i + 1] = Double.parseDouble(fields[i].substring(fields[i].indexOf('=') + 1));
       }
       return out;
+    }
+
+    /**
+     * A fork's whole environment: the in-process S3Proxy, its keys, a prefix of its own, nothing
+     * inherited but PATH.
+     */
+    private void environment(ProcessBuilder pb, Map<String, String> env) {
+      Map<String, String> penv = pb.environment();
+      String path = penv.get("PATH");
+      penv.clear();
+      penv.put("PATH", path == null ? "/usr/bin:/bin" : path);
+      penv.put("HOME", work.toString());
+      penv.put("AWS_REGION", S3ProxyServer.REGION);
+      penv.put("AWS_ACCESS_KEY_ID", S3ProxyServer.ACCESS_KEY);
+      penv.put("AWS_SECRET_ACCESS_KEY", S3ProxyServer.SECRET_KEY);
+      penv.put("AWS_EC2_METADATA_DISABLED", "true");
+      penv.put("AWS_ENDPOINT_URL_S3", s3.endpoint().toString());
+      penv.put("S3_FORCE_PATH_STYLE", "true");
+      penv.put("BUCKET_NAME", Combo.BUCKET);
+      penv.put("TITLE", "bench");
+      // Each fork archives into its own prefix: with exactly-once keys, a second fork writing
+      // the same event would meet the first one's object and time the conflict path instead.
+      penv.put("KEY_PREFIX", "cold-" + forksStarted++);
+      penv.putAll(env);
+    }
+
+    /**
+     * A warm instance (issue 29): one forked JVM running {@link Warm} with {@code function},
+     * invoked command by command until closed.
+     */
+    WarmInstance start(String function, Path event, Map<String, String> env, List<String> jvmFlags)
+        throws IOException {
+      List<String> cmd = new ArrayList<>();
+      cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      cmd.addAll(jvmFlags);
+      cmd.addAll(
+          List.of(
+              "-cp",
+              jar + File.pathSeparator + driverDir,
+              Warm.class.getName(),
+              function,
+              event.toAbsolutePath().toString()));
+      ProcessBuilder pb = new ProcessBuilder(cmd);
+      environment(pb, env);
+      Path log = work.resolve("warm-" + forksStarted + "-stderr.log");
+      pb.redirectError(log.toFile());
+      return new WarmInstance(pb.start(), log);
     }
 
     String lastStderr() throws IOException {

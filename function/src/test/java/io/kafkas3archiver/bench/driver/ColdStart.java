@@ -150,7 +150,7 @@ public final class ColdStart {
   }
 
   /** The minimal function's client: the same settings as the archiver's, nothing else. */
-  private static S3Client minimalClient(SdkHttpClient http) {
+  static S3Client minimalClient(SdkHttpClient http) {
     return S3Client.builder()
         .region(Region.of(System.getenv("AWS_REGION")))
         .credentialsProvider(DefaultCredentialsProvider.builder().build())
