@@ -1,7 +1,11 @@
 package io.kafkas3archiver.schema;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -64,7 +68,18 @@ final class GlueCalls {
   }
 
   /** The error type of a JSON-protocol answer ({@code "__type": "...#EntityNotFoundException"}). */
-  static String errorType(com.fasterxml.jackson.databind.JsonNode answer) {
+  /** A Glue answer's JSON body; an empty object when it is not JSON (a proxy's page, nothing). */
+  static JsonNode answer(HttpResponse<String> response) {
+    try {
+      return ANSWERS.readTree(response.body());
+    } catch (IOException e) {
+      return ANSWERS.createObjectNode();
+    }
+  }
+
+  private static final ObjectMapper ANSWERS = new ObjectMapper();
+
+  static String errorType(JsonNode answer) {
     String type = answer.path("__type").asText("");
     return type.substring(type.indexOf('#') + 1);
   }

@@ -58,12 +58,7 @@ public final class GlueRegistry implements SchemaRegistry {
       Thread.currentThread().interrupt();
       throw SchemaRegistries.unreachable(this, schemaId, "interrupted", e);
     }
-    JsonNode answer;
-    try {
-      answer = MAPPER.readTree(response.body());
-    } catch (IOException e) {
-      answer = MAPPER.createObjectNode();
-    }
+    JsonNode answer = GlueCalls.answer(response);
     int status = response.statusCode();
     if (status == 200 && answer.path("SchemaDefinition").isTextual()) {
       return new Definition(

@@ -62,12 +62,7 @@ public final class GlueTableSchema implements Supplier<DeclaredSchema> {
       Thread.currentThread().interrupt();
       throw unreachable("interrupted", e);
     }
-    JsonNode answer;
-    try {
-      answer = MAPPER.readTree(response.body());
-    } catch (IOException e) {
-      answer = MAPPER.createObjectNode();
-    }
+    JsonNode answer = GlueCalls.answer(response);
     int status = response.statusCode();
     if (status == 200 && answer.path("Table").isObject()) {
       return columns(answer.get("Table"));
