@@ -19,7 +19,6 @@ import io.kafkas3archiver.upload.ObjectStore;
 import io.kafkas3archiver.upload.S3ObjectStore;
 import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -301,15 +300,7 @@ public final class Bench {
   }
 
   private static void invoke(ArchiverHandler handler, byte[] event) {
-    ByteArrayOutputStream response = new ByteArrayOutputStream();
-    try {
-      handler.handleRequest(new ByteArrayInputStream(event), response, null);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    if (!response.toString(StandardCharsets.UTF_8).contains("\"batchItemFailures\":[]")) {
-      throw new IllegalStateException("the batch was not archived: " + response);
-    }
+    io.kafkas3archiver.bench.driver.Warm.archive(handler, event);
   }
 
   /** The floor: no parsing at all, just the bytes the archive must hold, through the codec. */

@@ -8,12 +8,9 @@ import io.kafkas3archiver.encode.Format;
 import io.kafkas3archiver.group.ValueExtractor;
 import io.kafkas3archiver.testing.UnconditionalStore;
 import io.kafkas3archiver.upload.ObjectStore;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -170,15 +167,6 @@ final class PartitioningBench {
   }
 
   private static void invoke(ArchiverHandler handler, byte[] event) {
-    ByteArrayOutputStream response = new ByteArrayOutputStream();
-    try {
-      handler.handleRequest(new ByteArrayInputStream(event), response, null);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    String body = response.toString(StandardCharsets.UTF_8);
-    if (!body.contains("\"batchItemFailures\":[]")) {
-      throw new IllegalStateException("the batch was not archived: " + body);
-    }
+    io.kafkas3archiver.bench.driver.Warm.archive(handler, event);
   }
 }

@@ -133,7 +133,11 @@ public final class Warm {
     }
   }
 
-  private static void archive(ArchiverHandler handler, byte[] event) {
+  /**
+   * Invokes the handler with one event and requires that every record was archived: the one such
+   * call of the benchmarks (in-process sections call it too; a fork has only this package).
+   */
+  public static void archive(ArchiverHandler handler, byte[] event) {
     ByteArrayOutputStream response = new ByteArrayOutputStream();
     try {
       handler.handleRequest(new ByteArrayInputStream(event), response, null);
