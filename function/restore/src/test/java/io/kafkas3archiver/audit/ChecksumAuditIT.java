@@ -113,13 +113,7 @@ class ChecksumAuditIT {
     byte[] original = s3.getObjectAsBytes(b -> b.bucket(BUCKET).key(altered)).asByteArray();
     byte[] flipped = original.clone();
     flipped[flipped.length / 2] ^= 0x01;
-    s3.putObject(
-        b ->
-            b.bucket(BUCKET)
-                .key(altered)
-                .metadata(meta)
-                .checksumAlgorithm(ChecksumAlgorithm.CRC32_C),
-        RequestBody.fromBytes(flipped));
+    overwrite(altered, meta, flipped, ChecksumAlgorithm.CRC32_C);
     Audit tampered = audit();
     assertThat(tampered.exit()).as(tampered.out()).isEqualTo(1);
     assertThat(badKeys(tampered.json())).containsExactly(altered);
@@ -131,26 +125,27 @@ class ChecksumAuditIT {
 
     // The same bytes sent with the SDK's default CRC32: the store keeps no CRC32C of them, so the
     // audit downloads that one object (and only it), and reports it the same way.
-    s3.putObject(
-        b ->
-            b.bucket(BUCKET).key(altered).metadata(meta).checksumAlgorithm(ChecksumAlgorithm.CRC32),
-        RequestBody.fromBytes(flipped));
+    overwrite(altered, meta, flipped, ChecksumAlgorithm.CRC32);
     Audit otherAlgorithm = audit();
     assertThat(otherAlgorithm.exit()).as(otherAlgorithm.out()).isEqualTo(1);
     assertThat(badKeys(otherAlgorithm.json())).containsExactly(altered);
     assertThat(otherAlgorithm.gets()).containsExactly(altered);
 
     // The original bytes back (with their CRC32C): clean again, by HEADs alone.
-    s3.putObject(
-        b ->
-            b.bucket(BUCKET)
-                .key(altered)
-                .metadata(meta)
-                .checksumAlgorithm(ChecksumAlgorithm.CRC32_C),
-        RequestBody.fromBytes(original));
+    overwrite(altered, meta, original, ChecksumAlgorithm.CRC32_C);
     Audit restored = audit();
     assertThat(restored.exit()).as(restored.out()).isZero();
     assertThat(restored.gets()).isEmpty();
+  }
+
+  /**
+   * Puts other bytes under {@code key} with the archiver's metadata copied, as a tamperer would.
+   */
+  private static void overwrite(
+      String key, Map<String, String> meta, byte[] bytes, ChecksumAlgorithm algorithm) {
+    s3.putObject(
+        b -> b.bucket(BUCKET).key(key).metadata(meta).checksumAlgorithm(algorithm),
+        RequestBody.fromBytes(bytes));
   }
 
   /** The audit's exit code, its JSON report and the requests moto received while it ran. */
