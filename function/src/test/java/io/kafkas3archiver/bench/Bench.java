@@ -341,13 +341,7 @@ public final class Bench {
 
   /** The handler logs to the stdout it finds at construction; keep the table readable. */
   static <T> T quietly(Supplier<T> build) {
-    PrintStream original = System.out;
-    System.setOut(new PrintStream(OutputStream.nullOutputStream()));
-    try {
-      return build.get();
-    } finally {
-      System.setOut(original);
-    }
+    return io.kafkas3archiver.bench.driver.Warm.quietly(build);
   }
 
   // ---------------------------------------------------------------- event path

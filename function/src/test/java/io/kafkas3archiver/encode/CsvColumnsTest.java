@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kafkas3archiver.decode.KafkaRecord;
 import io.kafkas3archiver.testing.DuckDb;
+import io.kafkas3archiver.testing.Records;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -101,19 +101,7 @@ class CsvColumnsTest {
   }
 
   private Path write(boolean metadata, String... values) throws IOException {
-    List<KafkaRecord> records = new ArrayList<>();
-    for (int i = 0; i < values.length; i++) {
-      records.add(
-          new KafkaRecord(
-              "t",
-              0,
-              i,
-              1783955045000L + i,
-              "CREATE_TIME",
-              null,
-              values[i].getBytes(StandardCharsets.UTF_8),
-              List.of()));
-    }
+    List<KafkaRecord> records = Records.ofValues(values);
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     EncodeResult result = Encoder.forFormat(Format.CSV, metadata).encode(records, out);
     assertThat(result.rejected()).isEmpty();

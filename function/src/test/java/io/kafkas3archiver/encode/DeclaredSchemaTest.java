@@ -10,12 +10,12 @@ import io.kafkas3archiver.schema.DeclaredSchema;
 import io.kafkas3archiver.schema.DeclaredSchemaRef;
 import io.kafkas3archiver.schema.DeclaredTypes;
 import io.kafkas3archiver.testing.DuckDb;
+import io.kafkas3archiver.testing.Records;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -378,19 +378,7 @@ class DeclaredSchemaTest {
 
   private Path write(String schema, boolean metadata, EncodeResult[] result, String... values)
       throws IOException {
-    List<KafkaRecord> records = new ArrayList<>();
-    for (int i = 0; i < values.length; i++) {
-      records.add(
-          new KafkaRecord(
-              "t",
-              0,
-              i,
-              1783955045000L + i,
-              "CREATE_TIME",
-              null,
-              values[i].getBytes(StandardCharsets.UTF_8),
-              List.of()));
-    }
+    List<KafkaRecord> records = Records.ofValues(values);
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     result[0] =
         Encoder.forFormat(

@@ -123,7 +123,8 @@ public final class Warm {
     return sum;
   }
 
-  private static ArchiverHandler quietly(java.util.function.Supplier<ArchiverHandler> build) {
+  /** The handler logs to the stdout it finds at construction; keep the tables readable. */
+  public static <T> T quietly(java.util.function.Supplier<T> build) {
     PrintStream original = System.out;
     System.setOut(new PrintStream(OutputStream.nullOutputStream()));
     try {
