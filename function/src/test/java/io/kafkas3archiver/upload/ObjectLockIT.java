@@ -196,12 +196,7 @@ class ObjectLockIT {
   @Order(5)
   void shouldRefuseToDeleteARetainedVersion() {
     try (S3Client s3 = moto.s3()) {
-      ObjectVersion archived =
-          s3.listObjectVersionsPaginator(
-                  b -> b.bucket(GOVERNED).prefix("condense/" + TOPIC + "/year="))
-              .versions()
-              .iterator()
-              .next();
+      ObjectVersion archived = firstArchivedVersion(s3, GOVERNED);
 
       // A delete of the version itself is refused while its retention runs
       assertThatThrownBy(
@@ -243,12 +238,7 @@ class ObjectLockIT {
     assertThat(invoke(handler, batch(0, 2))).isEqualTo("{\"batchItemFailures\":[]}");
 
     try (S3Client s3 = moto.s3()) {
-      ObjectVersion archived =
-          s3.listObjectVersionsPaginator(
-                  b -> b.bucket(COMPLIANT).prefix("condense/" + TOPIC + "/year="))
-              .versions()
-              .iterator()
-              .next();
+      ObjectVersion archived = firstArchivedVersion(s3, COMPLIANT);
       assertThatThrownBy(
               () ->
                   s3.deleteObject(
@@ -323,6 +313,15 @@ class ObjectLockIT {
   }
 
   /** The function's requests to {@code bucket} (the test's own client signs as "admin"). */
+  /** The first version of a data object the handler archived into {@code bucket}. */
+  private static ObjectVersion firstArchivedVersion(S3Client s3, String bucket) {
+    return s3.listObjectVersionsPaginator(
+            b -> b.bucket(bucket).prefix("condense/" + TOPIC + "/year="))
+        .versions()
+        .iterator()
+        .next();
+  }
+
   private static List<MotoServer.Recorded> functionCalls(String bucket) {
     List<MotoServer.Recorded> all = moto.recorded();
     return all.subList(firstRequest, all.size()).stream()
