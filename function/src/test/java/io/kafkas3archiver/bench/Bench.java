@@ -58,7 +58,8 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
  * {@code bench.memoryMb} (1024, as deployed), {@code bench.jar}. Not in the default sections:
  * {@code lambda} and {@code lambda-memory} (issue 29: the end-to-end and in-memory rows in JVMs
  * forked with Lambda's flags, see {@link LambdaBench}), with {@code bench.lambdaRounds} (9), {@code
- * bench.lambdaMemory} (512,1024) and {@code bench.lambdaCombos} (all pairs).
+ * bench.lambdaMemory} (512,1024) and {@code bench.lambdaCombos} (all pairs); {@code bench.jfr} (a
+ * folder: each of those forks records a JFR profile there).
  */
 public final class Bench {
   private static final PrintStream OUT = System.out;
@@ -711,6 +712,7 @@ public final class Bench {
       List<String> cmd = new ArrayList<>();
       cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       cmd.addAll(jvmFlags);
+      cmd.addAll(profilerFlags(function));
       cmd.addAll(
           List.of(
               "-cp",
@@ -723,6 +725,22 @@ public final class Bench {
       Path log = work.resolve("warm-" + forksStarted + "-stderr.log");
       pb.redirectError(log.toFile());
       return new WarmInstance(pb.start(), log);
+    }
+
+    /**
+     * {@code -Dbench.jfr=<folder>}: each warm fork records a JFR profile ({@code settings=profile})
+     * into that folder, named by its function and fork number, for reading with {@code jfr print}
+     * or JDK Mission Control. The fork's flags are otherwise unchanged.
+     */
+    private List<String> profilerFlags(String function) {
+      String folder = System.getProperty("bench.jfr", "");
+      if (folder.isBlank()) {
+        return List.of();
+      }
+      Path file = Path.of(folder).toAbsolutePath().resolve(function + "-" + forksStarted + ".jfr");
+      return List.of(
+          "-XX:FlightRecorderOptions=stackdepth=128",
+          "-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=" + file);
     }
 
     String lastStderr() throws IOException {
