@@ -9,6 +9,7 @@ import io.kafkas3archiver.remote.Deadline;
 import io.kafkas3archiver.remote.UploadException;
 import io.kafkas3archiver.schema.DeclaredSchema;
 import io.kafkas3archiver.schema.FieldType;
+import io.kafkas3archiver.schema.NumberText;
 import io.kafkas3archiver.schema.RegistrySchema;
 import io.kafkas3archiver.schema.SchemaCatalog;
 import io.kafkas3archiver.schema.SchemaSource;
@@ -251,7 +252,7 @@ public final class ParquetEncoder implements Encoder {
               case BIGINT ->
                   new TabularValue.Cell(name, Long.toString(Long.parseLong(f.text())), true);
               case DOUBLE ->
-                  new TabularValue.Cell(name, Double.toString(Double.parseDouble(f.text())), true);
+                  new TabularValue.Cell(name, Double.toString(NumberText.toDouble(f.text())), true);
               case DECIMAL ->
                   new TabularValue.Cell(
                       name, TabularValue.decimalText(new java.math.BigDecimal(f.text())), true);
@@ -458,10 +459,10 @@ public final class ParquetEncoder implements Encoder {
           consumer.startField(name, index);
           switch (columns.get(c).type()) {
             case BIGINT -> consumer.addLong(Long.parseLong(value.text()));
-            case DOUBLE -> consumer.addDouble(Double.parseDouble(value.text()));
+            case DOUBLE -> consumer.addDouble(NumberText.toDouble(value.text()));
             case BOOLEAN -> consumer.addBoolean(value.text().equals("true"));
             case DECIMAL -> consumer.addBinary(ParquetSchema.decimal(value.text()));
-            case STRING, JSON -> consumer.addBinary(Binary.fromString(value.text()));
+            case STRING, JSON -> consumer.addBinary(utf8(value.text()));
           }
           consumer.endField(name, index);
         }
@@ -514,9 +515,17 @@ public final class ParquetEncoder implements Encoder {
     private void string(int index, String name, String value) {
       if (value != null) {
         consumer.startField(name, index);
-        consumer.addBinary(Binary.fromString(value));
+        consumer.addBinary(utf8(value));
         consumer.endField(name, index);
       }
+    }
+
+    /**
+     * The bytes that {@link Binary#fromString} gives, without its ByteBuffer: the writers keep a
+     * constant array as it is (a dictionary entry or a statistic included).
+     */
+    private static Binary utf8(String text) {
+      return Binary.fromConstantByteArray(text.getBytes(StandardCharsets.UTF_8));
     }
   }
 }
