@@ -87,19 +87,21 @@ public final class CsvEncoder implements Encoder {
     Set<String> nulls = new HashSet<>();
     Set<String> strings = new HashSet<>();
     int misfits = 0;
-    for (TabularBatch.Row row : batch.rows()) {
-      rest.clear();
-      misfits += plan.cells(row.fields(), fields, rest);
-      String overflow = rest.isEmpty() ? null : TabularBatch.objectText(rest);
-      if (includeKafkaMetadata) {
-        writeMetadata(csv, row.record());
-        csv.cell(exactCell(row.record(), plan, fields, overflow, exactCells, nulls, strings));
+    try (OverflowText overflowText = new OverflowText()) {
+      for (TabularBatch.Row row : batch.rows()) {
+        rest.clear();
+        misfits += plan.cells(row.fields(), fields, rest);
+        String overflow = rest.isEmpty() ? null : overflowText.of(rest);
+        if (includeKafkaMetadata) {
+          writeMetadata(csv, row.record());
+          csv.cell(exactCell(row.record(), plan, fields, overflow, exactCells, nulls, strings));
+        }
+        csv.cell(overflow);
+        for (TabularBatch.Field f : fields) {
+          csv.cell(f == null ? null : f.text());
+        }
+        csv.endRecord();
       }
-      csv.cell(overflow);
-      for (TabularBatch.Field f : fields) {
-        csv.cell(f == null ? null : f.text());
-      }
-      csv.endRecord();
     }
     csv.flush();
     return new EncodeResult(

@@ -224,6 +224,8 @@ public final class ParquetEncoder implements Encoder {
     java.util.Set<String> nulls = new java.util.HashSet<>();
     java.util.Set<String> strings = new java.util.HashSet<>();
     List<ColumnPlan.Column> columns = plan.columns();
+    Field[] fields = new Field[columns.size()];
+    OverflowText overflowText = new OverflowText();
     for (Row row : batch.rows()) {
       rest.clear();
       cells.clear();
@@ -232,7 +234,7 @@ public final class ParquetEncoder implements Encoder {
       if (typed != null) {
         declaredCells(typed, row.typed(), cells, strings);
       }
-      Field[] fields = plan.cells(row.fields(), rest);
+      plan.cells(row.fields(), fields, rest);
       for (int c = 0; c < fields.length; c++) {
         Field f = fields[c];
         String name = columns.get(c).name();
@@ -261,13 +263,14 @@ public final class ParquetEncoder implements Encoder {
             });
       }
       if (!rest.isEmpty()) {
-        cells.add(new TabularValue.Cell(ColumnPlan.OVERFLOW, TabularBatch.objectText(rest), true));
+        cells.add(new TabularValue.Cell(ColumnPlan.OVERFLOW, overflowText.of(rest), true));
       }
       String cell = TabularValue.exactCell(row.record(), cells, nulls, strings, false);
       if (cell != null) {
         exact.put(row, cell);
       }
     }
+    overflowText.close();
     return exact;
   }
 
@@ -393,6 +396,7 @@ public final class ParquetEncoder implements Encoder {
     private final ParquetSchema schema;
     private final Map<Row, String> exact;
     private final List<Field> overflow = new ArrayList<>();
+    private final OverflowText overflowText = new OverflowText();
     private Field[] cells;
     private RecordConsumer consumer;
 
@@ -423,6 +427,12 @@ public final class ParquetEncoder implements Encoder {
     @Override
     public void prepareForWrite(RecordConsumer recordConsumer) {
       this.consumer = recordConsumer;
+    }
+
+    @Override
+    public FinalizedWriteContext finalizeWrite() {
+      overflowText.close();
+      return super.finalizeWrite();
     }
 
     @Override
@@ -469,7 +479,7 @@ public final class ParquetEncoder implements Encoder {
         index++;
       }
       if (!overflow.isEmpty()) {
-        string(index, ColumnPlan.OVERFLOW, TabularBatch.objectText(overflow));
+        string(index, ColumnPlan.OVERFLOW, overflowText.of(overflow));
       } else {
         string(index, ColumnPlan.OVERFLOW, typedOverflow);
       }
