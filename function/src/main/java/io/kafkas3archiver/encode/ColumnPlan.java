@@ -275,11 +275,4 @@ final class ColumnPlan {
     }
     return misfits;
   }
-
-  /** As {@link #cells(List, Field[], List)}, into a new array. */
-  Field[] cells(List<Field> fields, List<Field> overflow) {
-    Field[] cells = new Field[columns.size()];
-    cells(fields, cells, overflow);
-    return cells;
-  }
 }
