@@ -7,6 +7,8 @@ import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.decode.Invocation.KafkaBatch;
 import io.kafkas3archiver.decode.KafkaRecord;
 import io.kafkas3archiver.decode.RejectedRecord;
+import io.kafkas3archiver.encode.BodyBuffer;
+import io.kafkas3archiver.encode.Compression;
 import io.kafkas3archiver.encode.CountingOutputStream;
 import io.kafkas3archiver.encode.EncodeResult;
 import io.kafkas3archiver.encode.Encoder;
@@ -257,7 +259,7 @@ public final class Pipeline implements BatchArchiver {
   /** The bodies of a group's objects; the chain writer names and writes them. */
   private GroupEncoder.Bodies encode(ObjectGroup group, Deadline deadline) throws UploadException {
     try {
-      ByteArrayOutputStream buffer = new ByteArrayOutputStream(estimate(group));
+      BodyBuffer buffer = new BodyBuffer(firstChunk(group));
       CountingOutputStream raw;
       EncodeResult result;
       // Parquet compresses its column chunks itself; text formats are wrapped whole.
@@ -296,11 +298,14 @@ public final class Pipeline implements BatchArchiver {
     };
   }
 
-  private static int estimate(ObjectGroup group) {
-    long total = 0;
-    for (KafkaRecord r : group.records()) {
-      total += r.value() == null ? 16 : r.value().length + 2;
-    }
-    return (int) Math.min(total, 64L * 1024 * 1024);
+  /**
+   * The body's expected size when it is stored as written (exact for json and ndjson values, so
+   * that body is never copied); a quarter of it when compressed, since the buffer grows in chunks.
+   */
+  private int firstChunk(ObjectGroup group) {
+    long expected = encoder.expectedSize(group.records());
+    boolean asWritten =
+        !config.format().compressesItself() && config.compression() == Compression.NONE;
+    return (int) Math.min(asWritten ? expected : expected / 4, 64L * 1024 * 1024);
   }
 }

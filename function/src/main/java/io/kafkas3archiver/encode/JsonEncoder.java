@@ -64,6 +64,30 @@ public final class JsonEncoder implements Encoder {
     return new EncodeResult(rows, tombstones, List.of());
   }
 
+  /**
+   * Exact when every value is single-line JSON written as received (the usual batch): ndjson is
+   * each value and a newline; json is {@code [}, a newline or {@code ,\n} before each value, and
+   * {@code \n]\n}. Envelopes take the default.
+   */
+  @Override
+  public long expectedSize(List<KafkaRecord> records) {
+    if (includeKafkaMetadata) {
+      return Encoder.super.expectedSize(records);
+    }
+    long values = 0;
+    long bytes = 0;
+    for (KafkaRecord r : records) {
+      if (!r.isTombstone()) {
+        values++;
+        bytes += r.value().length;
+      }
+    }
+    if (!array) {
+      return bytes + values;
+    }
+    return values == 0 ? 4 : bytes + 2 * values + 3;
+  }
+
   private static void writeValue(JsonGenerator gen, Payload payload) throws IOException {
     switch (payload) {
       case Payload.Json j -> gen.writeRawValue(new RawJson(j.singleLine()));
