@@ -324,6 +324,10 @@ public final class EventDecoder {
       int length = p.getTextLength();
       char[] chars = p.getTextCharacters();
       int offset = p.getTextOffset();
+      byte[] usual = Base64Text.decodeUsual(chars, offset, length);
+      if (usual != null) {
+        return usual;
+      }
       if (ascii.length < length) {
         ascii = new byte[Math.max(length, ascii.length * 2)];
       }
