@@ -58,8 +58,10 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
  * {@code bench.memoryMb} (1024, as deployed), {@code bench.jar}. Not in the default sections:
  * {@code lambda} and {@code lambda-memory} (issue 29: the end-to-end and in-memory rows in JVMs
  * forked with Lambda's flags, see {@link LambdaBench}), with {@code bench.lambdaRounds} (9), {@code
- * bench.lambdaMemory} (512,1024) and {@code bench.lambdaCombos} (all pairs); {@code bench.jfr} (a
- * folder: each of those forks records a JFR profile there).
+ * bench.lambdaMemory} (512,1024) and {@code bench.lambdaCombos} (all pairs); {@code lambda-compare}
+ * (the same rows for an earlier build, {@code bench.beforeJar}, and this one side by side, see
+ * {@link LambdaCompare}); {@code bench.jfr} (a folder: each of those forks records a JFR profile
+ * there).
  */
 public final class Bench {
   private static final PrintStream OUT = System.out;
@@ -150,6 +152,29 @@ public final class Bench {
         if (sections.contains("lambda-memory")) {
           LambdaBench.inMemory(OUT, forks, bigEvent, batch, lambdaCombos, memories, lambdaRounds);
         }
+      }
+      if (sections.contains("lambda-compare")) {
+        Path beforeJar = Path.of(System.getProperty("bench.beforeJar", ""));
+        if (!Files.isRegularFile(beforeJar)) {
+          throw new IllegalStateException(
+              "lambda-compare needs -Dbench.beforeJar=<an earlier build's shaded jar>, for example"
+                  + " from a worktree of the earlier commit: mvnw -pl function -DskipTests"
+                  + " package, then function/target/kafka-s3-archiver.jar");
+        }
+        Forks beforeForks =
+            new Forks(beforeJar, Files.createDirectories(work.resolve("before-jar")), s3);
+        LambdaCompare.run(
+            OUT,
+            beforeForks,
+            beforeJar,
+            forks,
+            bigEvent,
+            batch,
+            lambdaCombos(combos),
+            Stream.of(System.getProperty("bench.lambdaMemory", "512,1024").split(","))
+                .map(Integer::valueOf)
+                .toList(),
+            Integer.getInteger("bench.lambdaRounds", 9));
       }
       if (sections.contains("cold")) {
         coldStart(forks, smallEvent, bigEvent, coldRounds);
