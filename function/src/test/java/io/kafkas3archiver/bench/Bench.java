@@ -130,7 +130,13 @@ public final class Bench {
       PartitioningBench.run(OUT, batch, Integer.getInteger("bench.partitionRounds", rounds));
     }
     long heapFloorBytes = 0;
-    try (S3ProxyServer s3 = S3ProxyServer.inMemory()) {
+    boolean tls = Boolean.getBoolean("bench.tls");
+    try (S3ProxyServer s3 = tls ? BenchTls.start(work) : S3ProxyServer.inMemory()) {
+      if (tls) {
+        OUT.println(
+            "forks reach S3Proxy over https (bench.tls): the SDK sends the body unsigned and TLS"
+                + " encrypts it, as a function's PutObject to S3 does");
+      }
       s3.createBucket(Combo.BUCKET);
       if (sections.contains("e2e")) {
         endToEnd(batch, combos, e2eRounds, s3, e2eMs);
@@ -663,6 +669,7 @@ public final class Bench {
       List<String> cmd = new ArrayList<>();
       cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       cmd.addAll(jvmFlags);
+      cmd.addAll(tlsFlags());
       cmd.addAll(
           List.of(
               "-cp",
@@ -718,7 +725,9 @@ public final class Bench {
       penv.put("AWS_ACCESS_KEY_ID", S3ProxyServer.ACCESS_KEY);
       penv.put("AWS_SECRET_ACCESS_KEY", S3ProxyServer.SECRET_KEY);
       penv.put("AWS_EC2_METADATA_DISABLED", "true");
-      penv.put("AWS_ENDPOINT_URL_S3", s3.endpoint().toString());
+      penv.put(
+          "AWS_ENDPOINT_URL_S3",
+          (Boolean.getBoolean("bench.tls") ? s3.secureEndpoint() : s3.endpoint()).toString());
       penv.put("S3_FORCE_PATH_STYLE", "true");
       penv.put("BUCKET_NAME", Combo.BUCKET);
       penv.put("TITLE", "bench");
@@ -737,6 +746,7 @@ public final class Bench {
       List<String> cmd = new ArrayList<>();
       cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       cmd.addAll(jvmFlags);
+      cmd.addAll(tlsFlags());
       cmd.addAll(profilerFlags(function));
       cmd.addAll(
           List.of(
@@ -750,6 +760,21 @@ public final class Bench {
       Path log = work.resolve("warm-" + forksStarted + "-stderr.log");
       pb.redirectError(log.toFile());
       return new WarmInstance(pb.start(), log);
+    }
+
+    /**
+     * The trust flags of {@code bench.tls}, and {@code bench.forkFlags} (space-separated JVM flags
+     * added to every fork, e.g. {@code -Djdk.tls.client.cipherSuites=...}).
+     */
+    private List<String> tlsFlags() {
+      List<String> flags =
+          new ArrayList<>(Boolean.getBoolean("bench.tls") ? BenchTls.trustFlags() : List.of());
+      for (String f : System.getProperty("bench.forkFlags", "").trim().split("\\s+")) {
+        if (!f.isEmpty()) {
+          flags.add(f);
+        }
+      }
+      return flags;
     }
 
     /**
