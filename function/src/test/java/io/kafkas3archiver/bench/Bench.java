@@ -787,7 +787,13 @@ public final class Bench {
       if (folder.isBlank()) {
         return List.of();
       }
-      Path file = Path.of(folder).toAbsolutePath().resolve(function + "-" + forksStarted + ".jfr");
+      Path dir = Path.of(folder).toAbsolutePath();
+      try {
+        Files.createDirectories(dir);
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException("cannot create bench.jfr's folder " + dir, e);
+      }
+      Path file = dir.resolve(function + "-" + forksStarted + ".jfr");
       return List.of(
           "-XX:FlightRecorderOptions=stackdepth=128",
           "-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=" + file);
