@@ -140,8 +140,24 @@ public final class Pipeline implements BatchArchiver {
   /** The last offset of each topic-partition in the batch: where the mapping resumes after it. */
   private static Map<String, Long> partitionEnds(KafkaBatch batch) {
     Map<String, Long> ends = new HashMap<>();
+    // Once per run of one partition's records (a batch lists them together), not per record.
+    KafkaRecord runStart = null;
+    long max = 0;
     for (KafkaRecord r : batch.records()) {
-      ends.merge(r.topicPartition(), r.offset(), Math::max);
+      if (runStart != null
+          && runStart.partition() == r.partition()
+          && runStart.topic().equals(r.topic())) {
+        max = Math.max(max, r.offset());
+        continue;
+      }
+      if (runStart != null) {
+        ends.merge(runStart.topicPartition(), max, Math::max);
+      }
+      runStart = r;
+      max = r.offset();
+    }
+    if (runStart != null) {
+      ends.merge(runStart.topicPartition(), max, Math::max);
     }
     for (RejectedRecord r : batch.rejected()) {
       if (r.chained()) {
