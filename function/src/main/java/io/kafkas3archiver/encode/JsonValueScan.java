@@ -139,7 +139,15 @@ final class JsonValueScan {
     return b == ' ' || b == '\n' || b == '\r' || b == '\t';
   }
 
+  /** Most tokens are not followed by whitespace: that case stays small enough for C1 to inline. */
   private void skipSpace() {
+    if (pos < limit && in[pos] > ' ') {
+      return;
+    }
+    skipSpaceRun();
+  }
+
+  private void skipSpaceRun() {
     int i = pos;
     byte[] a = in;
     int n = limit;
