@@ -39,6 +39,8 @@ final class JsonValueScan {
   /** Counters the member bookkeeping reads before and after a value. */
   private int escapes;
 
+  private int supplementary;
+
   private int innerSpaces;
   private boolean lineBreak;
 
@@ -66,6 +68,8 @@ final class JsonValueScan {
     limit = offset + length;
     keyTop = 0;
     members = 0;
+    escapes = 0;
+    supplementary = 0;
     lineBreak = false;
     int i = offset;
     while (i < limit && isSpace(in[i])) {
@@ -102,6 +106,40 @@ final class JsonValueScan {
   /** Whether a CR or LF separates two of the value's tokens. */
   boolean spansLines() {
     return lineBreak;
+  }
+
+  /** Whether a string or name in the value holds a backslash escape. */
+  boolean escaped() {
+    return escapes != 0;
+  }
+
+  /**
+   * Whether a string or name holds a character above U+FFFF, which Jackson's UTF-8 generator writes
+   * as two backslash-u escapes.
+   */
+  boolean supplementary() {
+    return supplementary != 0;
+  }
+
+  /**
+   * {@code bytes[from, to)}, a value this scan found valid and free of escapes, without the
+   * whitespace between its tokens: what Jackson's compact copy writes for it, since its strings,
+   * names, numbers and literals are then copied byte for byte.
+   */
+  static byte[] withoutSpaces(byte[] bytes, int from, int to) {
+    byte[] out = new byte[to - from];
+    int n = 0;
+    boolean inString = false;
+    for (int i = from; i < to; i++) {
+      byte b = bytes[i];
+      if (b == '"') {
+        inString = !inString;
+      } else if (!inString && isSpace(b)) {
+        continue;
+      }
+      out[n++] = b;
+    }
+    return n == out.length ? out : Arrays.copyOf(out, n);
   }
 
   /** How many members the root object has (0 when the root is not an object). */
@@ -319,6 +357,7 @@ final class JsonValueScan {
         if ((b == 0xf0 && b1 < 0x90) || (b == 0xf4 && b1 >= 0x90)) {
           return false;
         }
+        supplementary++;
         i += 4;
       } else {
         return false;

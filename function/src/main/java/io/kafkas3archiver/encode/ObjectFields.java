@@ -73,7 +73,8 @@ final class ObjectFields {
                   name,
                   Kind.NESTED,
                   scan.spaced(m)
-                      ? withoutSpaces(value, from, to)
+                      ? new String(
+                          JsonValueScan.withoutSpaces(value, from, to), StandardCharsets.UTF_8)
                       : new String(value, from, to - from, StandardCharsets.UTF_8));
       // A number: ASCII digits, sign, point and exponent, kept exactly as sent.
       default ->
@@ -107,26 +108,6 @@ final class ObjectFields {
     nameBytes[slot] = Arrays.copyOfRange(value, from, to);
     names[slot] = name;
     return name;
-  }
-
-  /**
-   * A nested value without its whitespace: what Jackson's compact copy writes when no string in it
-   * holds an escape (strings, names, numbers and literals are then copied byte for byte).
-   */
-  private static String withoutSpaces(byte[] value, int from, int to) {
-    byte[] out = new byte[to - from];
-    int n = 0;
-    boolean inString = false;
-    for (int i = from; i < to; i++) {
-      byte b = value[i];
-      if (b == '"') {
-        inString = !inString;
-      } else if (!inString && (b == ' ' || b == '\t' || b == '\n' || b == '\r')) {
-        continue;
-      }
-      out[n++] = b;
-    }
-    return new String(out, 0, n, StandardCharsets.UTF_8);
   }
 
   /** A string's content with its escapes decoded; the scan has checked every escape. */

@@ -289,6 +289,10 @@ class JsonValueScanTest {
     List<byte[]> corpus = new ArrayList<>();
     for (String t : texts) {
       corpus.add(utf8(t));
+      if (t.length() < 10_000 && (t.startsWith("{") || t.startsWith("["))) {
+        // The same value over two lines: json/ndjson then compact it.
+        corpus.add(utf8(t.charAt(0) + "\r\n " + t.substring(1)));
+      }
     }
     byte[] quote = utf8("\"");
     byte[][] invalidUtf8 = {
