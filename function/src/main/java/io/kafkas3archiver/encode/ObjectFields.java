@@ -40,16 +40,12 @@ final class ObjectFields {
     int count = scan.members();
     List<Field> fields = new ArrayList<>(count);
     for (int m = 0; m < count; m++) {
-      Field field = field(value, m);
-      if (field == null) {
-        return null;
-      }
-      fields.add(field);
+      fields.add(field(value, m));
     }
     return fields;
   }
 
-  /** The root object's member {@code m}, or null when only Jackson can say how it reads. */
+  /** The root object's member {@code m}. */
   private Field field(byte[] value, int m) {
     String name = name(value, scan.keyStart(m), scan.keyEnd(m));
     int from = scan.valueStart(m);
@@ -66,13 +62,14 @@ final class ObjectFields {
                   ? unescape(value, from + 1, to - 1)
                   : new String(value, from + 1, to - from - 2, StandardCharsets.UTF_8));
       case '{', '[' ->
-          // Jackson writes a nested string's escapes its own way (\/ becomes /, \u0041 A).
-          scan.escaped(m)
-              ? null
-              : new Field(
-                  name,
-                  Kind.NESTED,
-                  scan.spaced(m)
+          new Field(
+              name,
+              Kind.NESTED,
+              scan.escaped(m)
+                  // Jackson writes a nested string's escapes its own way (an escaped slash as a
+                  // slash).
+                  ? TabularBatch.compactWithJackson(value, from, to)
+                  : scan.spaced(m)
                       ? new String(
                           JsonValueScan.withoutSpaces(value, from, to), StandardCharsets.UTF_8)
                       : new String(value, from, to - from, StandardCharsets.UTF_8));

@@ -158,6 +158,20 @@ record TabularBatch(
     };
   }
 
+  /**
+   * The object or array at {@code value[from, to)}, which the one-pass scan found valid, as {@link
+   * #parseWithJackson} writes it: one value's tokens are the same whether the parser starts at the
+   * record or at the value.
+   */
+  static String compactWithJackson(byte[] value, int from, int to) {
+    try (JsonParser p = Json.FACTORY.createParser(value, from, to - from)) {
+      p.nextToken();
+      return compact(p);
+    } catch (IOException e) {
+      throw new UncheckedIOException("a value the scan found valid failed to parse", e);
+    }
+  }
+
   /** The object or array at the parser, as compact JSON with numbers as sent. */
   private static String compact(JsonParser p) throws IOException {
     StringWriter text = new StringWriter();
