@@ -40,12 +40,16 @@ final class ObjectFields {
     int count = scan.members();
     List<Field> fields = new ArrayList<>(count);
     for (int m = 0; m < count; m++) {
-      fields.add(field(value, m));
+      Field field = field(value, m);
+      if (field == null) {
+        return null;
+      }
+      fields.add(field);
     }
     return fields;
   }
 
-  /** The root object's member {@code m}. */
+  /** The root object's member {@code m}; null sends the record to Jackson. */
   private Field field(byte[] value, int m) {
     String name = name(value, scan.keyStart(m), scan.keyEnd(m));
     int from = scan.valueStart(m);
@@ -61,23 +65,29 @@ final class ObjectFields {
               scan.escaped(m)
                   ? unescape(value, from + 1, to - 1)
                   : new String(value, from + 1, to - from - 2, StandardCharsets.UTF_8));
-      case '{', '[' ->
-          new Field(
-              name,
-              Kind.NESTED,
-              scan.escaped(m)
-                  // Jackson writes a nested string's escapes its own way (an escaped slash as a
-                  // slash).
-                  ? TabularBatch.compactWithJackson(value, from, to)
-                  : scan.spaced(m)
-                      ? new String(
-                          JsonValueScan.withoutSpaces(value, from, to), StandardCharsets.UTF_8)
-                      : new String(value, from, to - from, StandardCharsets.UTF_8));
+      case '{', '[' -> nested(name, value, m, from, to);
       // A number: ASCII digits, sign, point and exponent, kept exactly as sent.
       default ->
           new Field(
               name, Kind.NUMBER, new String(value, from, to - from, StandardCharsets.ISO_8859_1));
     };
+  }
+
+  /** A nested value as compact JSON; null if Jackson, asked for it, disagrees with the scan. */
+  private Field nested(String name, byte[] value, int m, int from, int to) {
+    String text;
+    if (scan.escaped(m)) {
+      // Jackson writes a nested string's escapes its own way (an escaped slash as a slash).
+      text = TabularBatch.compactWithJackson(value, from, to);
+      if (text == null) {
+        return null;
+      }
+    } else if (scan.spaced(m)) {
+      text = new String(JsonValueScan.withoutSpaces(value, from, to), StandardCharsets.UTF_8);
+    } else {
+      text = new String(value, from, to - from, StandardCharsets.UTF_8);
+    }
+    return new Field(name, Kind.NESTED, text);
   }
 
   private static String kindName(byte first) {

@@ -161,14 +161,17 @@ record TabularBatch(
   /**
    * The object or array at {@code value[from, to)}, which the one-pass scan found valid, as {@link
    * #parseWithJackson} writes it: one value's tokens are the same whether the parser starts at the
-   * record or at the value.
+   * record or at the value. Null if Jackson disagrees with the scan, so the record is read the old
+   * way rather than the batch failing.
    */
   static String compactWithJackson(byte[] value, int from, int to) {
     try (JsonParser p = Json.FACTORY.createParser(value, from, to - from)) {
       p.nextToken();
       return compact(p);
+    } catch (JacksonException e) {
+      return null;
     } catch (IOException e) {
-      throw new UncheckedIOException("a value the scan found valid failed to parse", e);
+      throw new UncheckedIOException("reading from a byte array cannot fail", e);
     }
   }
 
