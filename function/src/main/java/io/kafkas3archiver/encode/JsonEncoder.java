@@ -35,6 +35,7 @@ public final class JsonEncoder implements Encoder {
   public EncodeResult encode(List<KafkaRecord> records, OutputStream out) throws IOException {
     int rows = 0;
     int tombstones = 0;
+    JsonValueScan scan = new JsonValueScan();
     try (JsonGenerator gen = Json.generator(out)) {
       if (array) {
         gen.writeRaw('[');
@@ -48,9 +49,9 @@ public final class JsonEncoder implements Encoder {
           gen.writeRaw(rows == 0 ? "\n" : ",\n");
         }
         if (includeKafkaMetadata) {
-          writeEnvelope(gen, record);
+          writeEnvelope(gen, record, scan);
         } else {
-          writeValue(gen, Payload.classify(Json.FACTORY, record.value()));
+          writeValue(gen, Payload.classify(scan, record.value()));
         }
         if (!array) {
           gen.writeRaw('\n');
@@ -100,7 +101,8 @@ public final class JsonEncoder implements Encoder {
     }
   }
 
-  private static void writeEnvelope(JsonGenerator gen, KafkaRecord record) throws IOException {
+  private static void writeEnvelope(JsonGenerator gen, KafkaRecord record, JsonValueScan scan)
+      throws IOException {
     gen.writeStartObject();
     gen.writeStringField("topic", record.topic());
     gen.writeNumberField("partition", record.partition());
@@ -116,7 +118,7 @@ public final class JsonEncoder implements Encoder {
     if (record.isTombstone()) {
       gen.writeNullField("value");
     } else {
-      Payload payload = Payload.classify(Json.FACTORY, record.value());
+      Payload payload = Payload.classify(scan, record.value());
       if (payload instanceof Payload.Json j && !restoresExactly(j, record.value())) {
         // Before "value": a reader may stop at the value's end (it is the envelope's last field).
         gen.writeStringField(VALUE_EXACT_FIELD, Base64.getEncoder().encodeToString(record.value()));
