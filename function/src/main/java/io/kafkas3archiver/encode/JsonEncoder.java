@@ -36,6 +36,7 @@ public final class JsonEncoder implements Encoder {
     int rows = 0;
     int tombstones = 0;
     JsonValueScan scan = new JsonValueScan();
+    RawJson raw = new RawJson(NULL);
     try (JsonGenerator gen = Json.generator(out)) {
       if (array) {
         gen.writeRaw('[');
@@ -50,6 +51,12 @@ public final class JsonEncoder implements Encoder {
         }
         if (includeKafkaMetadata) {
           writeEnvelope(gen, record, scan);
+        } else if (scan.scan(record.value())
+            && !scan.spansLines()
+            && scan.start() == 0
+            && scan.end() == record.value().length) {
+          // The usual value: single-line JSON written as received, with no Payload per value.
+          gen.writeRawValue(raw.use(record.value()));
         } else {
           writeValue(gen, Payload.classify(scan, record.value()));
         }
