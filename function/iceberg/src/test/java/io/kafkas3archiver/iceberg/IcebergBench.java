@@ -40,6 +40,16 @@ public final class IcebergBench {
       if (sections.equals("all") || sections.contains("small")) {
         smallBatchesAndCommitRate(h, rounds);
       }
+      if (sections.contains("lambda")) {
+        IcebergLambdaBench.run(
+            System.out,
+            h,
+            java.util.Arrays.stream(System.getProperty("bench.lambdaMemory", "512,1024").split(","))
+                .map(String::trim)
+                .map(Integer::valueOf)
+                .toList(),
+            Integer.getInteger("bench.lambdaRounds", 9));
+      }
     }
   }
 
