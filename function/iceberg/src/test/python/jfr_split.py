@@ -22,7 +22,9 @@ CATEGORIES = [
     ("log line and EMF (ours, shared)", ["InvocationLog.", "EmfMetrics."]),
     ("error objects (ours)", ["IcebergArchiver.writeErrorObjects"]),
     ("data file: S3 upload", ["S3OutputStream.close", "S3OutputStream.completeUploads"]),
-    ("data file: Parquet encoding (Iceberg's writers, parquet-mr)", ["IcebergArchiver.writeDataFiles"]),
+    ("data file: Parquet encoding (Iceberg's writers, parquet-mr)", ["PartitionWriters.write",
+                                                                     "IcebergArchiver.writeDataFiles",
+                                                                     "DataFileWriter.open"]),
     ("rows: JSON value -> Iceberg record (ours)", ["TableRows.", "IcebergArchiver.prepare"]),
     ("catalog: load/refresh (HTTP, metadata JSON)", ["BaseTable.refresh", "RESTSessionCatalog.loadTable",
                                                      "GlueTableOperations.doRefresh",
@@ -86,7 +88,13 @@ def main():
         table("waiting in native code, the handler's thread (jdk.NativeMethodSample)", wait,
               "samples")
     alloc = collections.Counter()
+    sampled = set()
     for e in events(recording, "jdk.ObjectAllocationSample"):
+        # A thread's first sample weighs all it allocated before the recording started: skip it.
+        thread = (e["values"].get("eventThread") or {}).get("javaThreadId")
+        if thread not in sampled:
+            sampled.add(thread)
+            continue
         frames = e["values"]["stackTrace"]["frames"] if e["values"]["stackTrace"] else []
         alloc[category(frames) if frames else "?"] += e["values"]["weight"]
     table("allocation (jdk.ObjectAllocationSample, weighted)", alloc, "bytes")

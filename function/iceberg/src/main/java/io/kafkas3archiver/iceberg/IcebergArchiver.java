@@ -35,8 +35,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.OverwriteFiles;
-import org.apache.iceberg.PartitionKey;
-import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -48,8 +46,6 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.InternalRecordWrapper;
-import org.apache.iceberg.data.Record;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
@@ -57,7 +53,6 @@ import org.apache.iceberg.exceptions.NoSuchNamespaceException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.expressions.Expressions;
-import org.apache.iceberg.io.DataWriter;
 
 /**
  * OUTPUT_FORMAT=iceberg: one batch is one atomic append commit per table. The snapshot summary
@@ -433,76 +428,96 @@ final class IcebergArchiver implements BatchArchiver {
     int already = 0;
     Set<String> seen = new HashSet<>();
     Map<String, Long> next = new TreeMap<>(committed);
-    List<TableRows.Parsed> parsed = new ArrayList<>();
     List<RejectedRecord> rejected = new ArrayList<>();
     Map<String, Integer> tombstones = new HashMap<>();
+    Map<String, Integer> written = new HashMap<>();
+    Schema schema = table.schema();
+    // Each row goes to its data file as soon as it is converted (PartitionWriters). A record that
+    // needs a new or promoted column stops the pass: the schema is evolved for the whole batch,
+    // these files are dropped, and the caller prepares again on the new schema.
+    try (PartitionWriters files = new PartitionWriters(table, schema, codec(), clock)) {
+      for (KafkaRecord r : tb.records) {
+        Long last = committed.get(r.topicPartition());
+        if ((last != null && r.offset() <= last)
+            || !seen.add(r.topicPartition() + "@" + r.offset())) {
+          already++;
+          continue;
+        }
+        next.merge(r.topicPartition(), r.offset(), Math::max);
+        TableRows.Parsed p = rows.parse(r);
+        if (p.rejection() != null) {
+          rejected.add(RejectedRecord.of(r, p.rejection()));
+        } else if (p.tombstone() && !config.includeKafkaMetadata()) {
+          tombstones.merge(r.topic(), 1, Integer::sum);
+        } else {
+          TableRows.Row row = rows.row(schema, p);
+          if (row.needsEvolution()) {
+            evolve(table, tb, committed);
+            return null;
+          } else if (row.rejection() != null) {
+            rejected.add(RejectedRecord.of(r, row.rejection()));
+          } else {
+            files.write(row.record());
+            written.merge(r.topic(), 1, Integer::sum);
+          }
+        }
+      }
+      for (RejectedRecord r : tb.undecoded) {
+        if (r.partition() != null && r.offset() != null) {
+          String tp = r.topic() + "-" + r.partition();
+          Long last = committed.get(tp);
+          if ((last != null && r.offset() <= last) || !seen.add(tp + "@" + r.offset())) {
+            already++;
+            continue;
+          }
+          next.merge(tp, r.offset(), Math::max);
+        }
+        rejected.add(r);
+      }
+      Map<String, Integer> errored = new HashMap<>();
+      rejected.forEach(r -> errored.merge(r.topic(), 1, Integer::sum));
+      int fresh =
+          written.values().stream().mapToInt(Integer::intValue).sum()
+              + rejected.size()
+              + tombstones.values().stream().mapToInt(Integer::intValue).sum();
+
+      // Error rows go out before the commit: once the offsets are committed a redelivery skips
+      // them, so they must already be stored. A retried attempt renders the same key.
+      List<WrittenObject> errorObjects = writeErrorObjects(rejected, deadline);
+      List<WrittenObject> fileObjects = new ArrayList<>();
+      List<DataFile> dataFiles = files.finish(fileObjects);
+      return new Prepared(
+          dataFiles, fileObjects, errorObjects, written, errored, tombstones, already, fresh, next);
+    }
+  }
+
+  /**
+   * Adds the columns and promotions that this batch's values need, as one schema update: the
+   * batch's values are read again here, since the one pass above keeps none of them.
+   */
+  private void evolve(Table table, TableBatch tb, Map<String, Long> committed) {
+    Set<String> seen = new HashSet<>();
+    List<TableRows.Parsed> parsed = new ArrayList<>();
     for (KafkaRecord r : tb.records) {
       Long last = committed.get(r.topicPartition());
       if ((last != null && r.offset() <= last)
           || !seen.add(r.topicPartition() + "@" + r.offset())) {
-        already++;
         continue;
       }
-      next.merge(r.topicPartition(), r.offset(), Math::max);
       TableRows.Parsed p = rows.parse(r);
-      if (p.rejection() != null) {
-        rejected.add(RejectedRecord.of(r, p.rejection()));
-      } else if (p.tombstone() && !config.includeKafkaMetadata()) {
-        tombstones.merge(r.topic(), 1, Integer::sum);
-      } else {
+      if (p.rejection() == null && p.value() != null) {
         parsed.add(p);
       }
     }
-    for (RejectedRecord r : tb.undecoded) {
-      if (r.partition() != null && r.offset() != null) {
-        String tp = r.topic() + "-" + r.partition();
-        Long last = committed.get(tp);
-        if ((last != null && r.offset() <= last) || !seen.add(tp + "@" + r.offset())) {
-          already++;
-          continue;
-        }
-        next.merge(tp, r.offset(), Math::max);
-      }
-      rejected.add(r);
-    }
-
     TableRows.Evolution evolution = rows.evolution(table.schema(), parsed);
-    if (!evolution.isEmpty()) {
-      UpdateSchema update = table.updateSchema();
-      evolution.added().forEach(update::addColumn);
-      evolution
-          .promoted()
-          .forEach((name, type) -> update.updateColumn(name, type.asPrimitiveType()));
-      update.commit();
-      return null;
+    if (evolution.isEmpty()) {
+      throw new IllegalStateException(
+          "a row asked for a schema change that the batch's values do not need; this is a bug");
     }
-
-    Schema schema = table.schema();
-    List<Record> out = new ArrayList<>(parsed.size());
-    Map<String, Integer> written = new HashMap<>();
-    for (TableRows.Parsed p : parsed) {
-      TableRows.Row row = rows.row(schema, p);
-      if (row.rejection() != null) {
-        rejected.add(RejectedRecord.of(p.record(), row.rejection()));
-      } else {
-        out.add(row.record());
-        written.merge(p.record().topic(), 1, Integer::sum);
-      }
-    }
-    Map<String, Integer> errored = new HashMap<>();
-    rejected.forEach(r -> errored.merge(r.topic(), 1, Integer::sum));
-    int fresh =
-        out.size()
-            + rejected.size()
-            + tombstones.values().stream().mapToInt(Integer::intValue).sum();
-
-    // Error rows go out before the commit: once the offsets are committed a redelivery skips
-    // them, so they must already be stored. A retried attempt renders the same key.
-    List<WrittenObject> errorObjects = writeErrorObjects(rejected, deadline);
-    List<WrittenObject> fileObjects = new ArrayList<>();
-    List<DataFile> files = writeDataFiles(table, schema, out, fileObjects);
-    return new Prepared(
-        files, fileObjects, errorObjects, written, errored, tombstones, already, fresh, next);
+    UpdateSchema update = table.updateSchema();
+    evolution.added().forEach(update::addColumn);
+    evolution.promoted().forEach((name, type) -> update.updateColumn(name, type.asPrimitiveType()));
+    update.commit();
   }
 
   private List<WrittenObject> writeErrorObjects(List<RejectedRecord> rejected, Deadline deadline)
@@ -537,44 +552,6 @@ final class IcebergArchiver implements BatchArchiver {
               result.millis()));
     }
     return written;
-  }
-
-  private List<DataFile> writeDataFiles(
-      Table table, Schema schema, List<Record> out, List<WrittenObject> objects) {
-    PartitionSpec spec = table.spec();
-    PartitionKey key = new PartitionKey(spec, schema);
-    InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
-    Map<PartitionKey, List<Record>> byPartition = new LinkedHashMap<>();
-    for (Record r : out) {
-      key.partition(wrapper.wrap(r));
-      byPartition.computeIfAbsent(key.copy(), k -> new ArrayList<>()).add(r);
-    }
-    List<DataFile> files = new ArrayList<>(byPartition.size());
-    for (var e : byPartition.entrySet()) {
-      long started = clock.millis();
-      DataWriter<Record> writer;
-      try {
-        writer = DataFileWriter.open(table, schema, spec, e.getKey(), codec());
-        try (writer) {
-          e.getValue().forEach(writer::write);
-        }
-      } catch (IOException io) {
-        DataFileWriter.deleteQuietly(table, files);
-        throw new UncheckedIOException(io);
-      }
-      DataFile file = writer.toDataFile();
-      files.add(file);
-      objects.add(
-          new WrittenObject(
-              file.location(),
-              WrittenObject.Kind.DATA,
-              (int) file.recordCount(),
-              file.fileSizeInBytes(),
-              file.fileSizeInBytes(),
-              1,
-              clock.millis() - started));
-    }
-    return files;
   }
 
   private String codec() {
