@@ -227,6 +227,9 @@ final class IcebergArchiver implements BatchArchiver {
         name, MaintenanceReport.Outcome.FAILED, 0, 0, 0, 0, -1, 0, 1, 0, e.getMessage());
   }
 
+  /** One record's place, to drop a record that a batch carries twice. */
+  private record Offset(String topicPartition, long offset) {}
+
   /** The records of one batch bound for one table. */
   private static final class TableBatch {
     final String table;
@@ -304,6 +307,7 @@ final class IcebergArchiver implements BatchArchiver {
       Prepared p;
       Snapshot readFrom;
       Map<String, Long> committed;
+      Transaction transaction;
       if (round > 2 * MAX_ATTEMPTS) {
         throw catalogError(
             tb.table,
@@ -311,9 +315,10 @@ final class IcebergArchiver implements BatchArchiver {
             attempt);
       }
       try {
-        if (round > 1) {
-          table.refresh();
-        }
+        // The one table load of an attempt: a new transaction refreshes the table (Iceberg's
+        // Transactions.newTransaction), so the offsets are read from the very state the commit
+        // starts from. A refresh of our own before it was a second catalog load per batch.
+        transaction = table.newTransaction();
         readFrom = table.currentSnapshot();
         committed = CommittedOffsets.read(table);
         p = prepare(table, tb, committed, deadline);
@@ -343,7 +348,6 @@ final class IcebergArchiver implements BatchArchiver {
       // that other engines expire (S3 Tables' own maintenance keeps only recent snapshots, and
       // its compactions carry no offsets). Only partitions this batch advanced are set, so a
       // property never goes back when the transaction is re-applied onto a newer snapshot.
-      Transaction transaction = table.newTransaction();
       OverwriteFiles append =
           transaction
               .newOverwrite()
@@ -426,7 +430,7 @@ final class IcebergArchiver implements BatchArchiver {
       Table table, TableBatch tb, Map<String, Long> committed, Deadline deadline)
       throws UploadException {
     int already = 0;
-    Set<String> seen = new HashSet<>();
+    Set<Offset> seen = new HashSet<>();
     Map<String, Long> next = new TreeMap<>(committed);
     List<RejectedRecord> rejected = new ArrayList<>();
     Map<String, Integer> tombstones = new HashMap<>();
@@ -437,13 +441,13 @@ final class IcebergArchiver implements BatchArchiver {
     // these files are dropped, and the caller prepares again on the new schema.
     try (PartitionWriters files = new PartitionWriters(table, schema, codec(), clock)) {
       for (KafkaRecord r : tb.records) {
-        Long last = committed.get(r.topicPartition());
-        if ((last != null && r.offset() <= last)
-            || !seen.add(r.topicPartition() + "@" + r.offset())) {
+        String tp = r.topicPartition(); // built per call: once per record
+        Long last = committed.get(tp);
+        if ((last != null && r.offset() <= last) || !seen.add(new Offset(tp, r.offset()))) {
           already++;
           continue;
         }
-        next.merge(r.topicPartition(), r.offset(), Math::max);
+        next.merge(tp, r.offset(), Math::max);
         TableRows.Parsed p = rows.parse(r);
         if (p.rejection() != null) {
           rejected.add(RejectedRecord.of(r, p.rejection()));
@@ -466,7 +470,7 @@ final class IcebergArchiver implements BatchArchiver {
         if (r.partition() != null && r.offset() != null) {
           String tp = r.topic() + "-" + r.partition();
           Long last = committed.get(tp);
-          if ((last != null && r.offset() <= last) || !seen.add(tp + "@" + r.offset())) {
+          if ((last != null && r.offset() <= last) || !seen.add(new Offset(tp, r.offset()))) {
             already++;
             continue;
           }
@@ -496,12 +500,12 @@ final class IcebergArchiver implements BatchArchiver {
    * batch's values are read again here, since the one pass above keeps none of them.
    */
   private void evolve(Table table, TableBatch tb, Map<String, Long> committed) {
-    Set<String> seen = new HashSet<>();
+    Set<Offset> seen = new HashSet<>();
     List<TableRows.Parsed> parsed = new ArrayList<>();
     for (KafkaRecord r : tb.records) {
-      Long last = committed.get(r.topicPartition());
-      if ((last != null && r.offset() <= last)
-          || !seen.add(r.topicPartition() + "@" + r.offset())) {
+      String tp = r.topicPartition();
+      Long last = committed.get(tp);
+      if ((last != null && r.offset() <= last) || !seen.add(new Offset(tp, r.offset()))) {
         continue;
       }
       TableRows.Parsed p = rows.parse(r);
@@ -566,8 +570,7 @@ final class IcebergArchiver implements BatchArchiver {
   private Table table(String name) {
     Table cached = tables.get(name);
     if (cached != null) {
-      cached.refresh();
-      return cached;
+      return cached; // each attempt's transaction refreshes it (commit)
     }
     TableIdentifier id = TableIdentifier.of(Namespace.of(settings.database()), name);
     Table table;

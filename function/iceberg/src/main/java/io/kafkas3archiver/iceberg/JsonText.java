@@ -26,6 +26,8 @@ final class JsonText {
           .build();
 
   private final Buffer out = new Buffer();
+  private final Deque<Iterator<?>> open = new ArrayDeque<>();
+  private final Deque<Boolean> isObject = new ArrayDeque<>();
   private JsonGenerator generator;
 
   String of(JsonNode value) {
@@ -39,14 +41,14 @@ final class JsonText {
       return out.take();
     } catch (IOException | RuntimeException e) {
       generator = null; // mid-value: its state is unusable, the next value gets a new one
-      out.take();
+      out.reset();
+      open.clear();
+      isObject.clear();
       throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
     }
   }
 
   private void write(JsonNode root) throws IOException {
-    Deque<Iterator<?>> open = new ArrayDeque<>();
-    Deque<Boolean> isObject = new ArrayDeque<>();
     JsonNode next = root;
     while (true) {
       if (next != null) {
@@ -88,7 +90,11 @@ final class JsonText {
     }
   }
 
-  /** A Writer over one StringBuilder, emptied by each {@link #take}. */
+  /**
+   * A Writer over one StringBuilder, emptied by each {@link #take}. Characters, not UTF-8:
+   * Jackson's byte generator writes a character outside the BMP as an escaped surrogate pair, where
+   * {@code toString()} (a character generator) writes the character itself.
+   */
   private static final class Buffer extends Writer {
     private final StringBuilder text = new StringBuilder(256);
 
@@ -106,6 +112,10 @@ final class JsonText {
       String s = text.toString();
       text.setLength(0);
       return s;
+    }
+
+    void reset() {
+      text.setLength(0);
     }
 
     @Override
