@@ -87,6 +87,7 @@ final class IcebergLambdaBench {
       files.createBucket(IcebergHarness.BUCKET);
       int table = 0;
       int round = 0;
+      Map<Integer, String> s3ByVerb = new java.util.TreeMap<>();
       for (int memory : memories) {
         Map<String, String> icebergEnv =
             h.env(Map.of("COMPRESSION", "zstd", "ICEBERG_TABLE", "lambda" + memory));
@@ -119,7 +120,9 @@ final class IcebergLambdaBench {
               ice.add(iceberg.call(round));
             }
           }
-          double s3 = s3Requests(s3Before, h.s3.storeCalls()) / (double) rounds;
+          Map<String, Long> s3After = h.s3.storeCalls();
+          double s3 = s3Requests(s3Before, s3After) / (double) rounds;
+          s3ByVerb.put(memory, byVerb(s3Before, s3After, rounds));
           double catalog = (h.rest.requests() - catalogBefore) / (double) rounds;
           double[] ratios = new double[rounds];
           double[] cpuRatios = new double[rounds];
@@ -153,6 +156,11 @@ final class IcebergLambdaBench {
           out.flush();
         }
       }
+      s3ByVerb.forEach(
+          (memory, verbs) ->
+              out.printf(
+                  "S3 requests per iceberg batch at %d MB, function and catalog together: %s%n",
+                  memory, verbs));
     }
   }
 
@@ -169,6 +177,26 @@ final class IcebergLambdaBench {
     env.put("COMPRESSION", "zstd");
     env.put("TITLE", "iceberg-bench");
     return env;
+  }
+
+  /** S3Proxy's store calls per round, named as the S3 requests behind them. */
+  private static String byVerb(Map<String, Long> before, Map<String, Long> after, int rounds) {
+    Map<String, String> verbs =
+        Map.of(
+            "putBlob", "PUT",
+            "getBlob", "GET",
+            "blobMetadata", "HEAD",
+            "list", "LIST",
+            "removeBlob", "DELETE");
+    Map<String, String> out = new java.util.TreeMap<>();
+    verbs.forEach(
+        (call, verb) -> {
+          long n = after.getOrDefault(call, 0L) - before.getOrDefault(call, 0L);
+          if (n > 0) {
+            out.put(verb, String.format(Locale.ROOT, "%.1f", n / (double) rounds));
+          }
+        });
+    return out.toString();
   }
 
   private static long s3Requests(Map<String, Long> before, Map<String, Long> after) {
