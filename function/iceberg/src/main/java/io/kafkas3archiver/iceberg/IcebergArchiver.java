@@ -519,7 +519,8 @@ final class IcebergArchiver implements BatchArchiver {
           "a row asked for a schema change that the batch's values do not need; this is a bug");
     }
     UpdateSchema update = table.updateSchema();
-    evolution.added().forEach(update::addColumn);
+    // Top-level by name, never as a path: a field named "device.id" is one column.
+    evolution.added().forEach((name, type) -> update.addColumn(null, name, type));
     evolution.promoted().forEach((name, type) -> update.updateColumn(name, type.asPrimitiveType()));
     update.commit();
   }
