@@ -7,6 +7,8 @@ import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.decode.Invocation.KafkaBatch;
 import io.kafkas3archiver.decode.KafkaRecord;
 import io.kafkas3archiver.decode.RejectedRecord;
+import io.kafkas3archiver.encode.BodyBuffer;
+import io.kafkas3archiver.encode.Compression;
 import io.kafkas3archiver.encode.CountingOutputStream;
 import io.kafkas3archiver.encode.EncodeResult;
 import io.kafkas3archiver.encode.Encoder;
@@ -138,8 +140,24 @@ public final class Pipeline implements BatchArchiver {
   /** The last offset of each topic-partition in the batch: where the mapping resumes after it. */
   private static Map<String, Long> partitionEnds(KafkaBatch batch) {
     Map<String, Long> ends = new HashMap<>();
+    // Once per run of one partition's records (a batch lists them together), not per record.
+    KafkaRecord runStart = null;
+    long max = 0;
     for (KafkaRecord r : batch.records()) {
-      ends.merge(r.topicPartition(), r.offset(), Math::max);
+      if (runStart != null
+          && runStart.partition() == r.partition()
+          && runStart.topic().equals(r.topic())) {
+        max = Math.max(max, r.offset());
+        continue;
+      }
+      if (runStart != null) {
+        ends.merge(runStart.topicPartition(), max, Math::max);
+      }
+      runStart = r;
+      max = r.offset();
+    }
+    if (runStart != null) {
+      ends.merge(runStart.topicPartition(), max, Math::max);
     }
     for (RejectedRecord r : batch.rejected()) {
       if (r.chained()) {
@@ -257,7 +275,7 @@ public final class Pipeline implements BatchArchiver {
   /** The bodies of a group's objects; the chain writer names and writes them. */
   private GroupEncoder.Bodies encode(ObjectGroup group, Deadline deadline) throws UploadException {
     try {
-      ByteArrayOutputStream buffer = new ByteArrayOutputStream(estimate(group));
+      BodyBuffer buffer = new BodyBuffer(firstChunk(group));
       CountingOutputStream raw;
       EncodeResult result;
       // Parquet compresses its column chunks itself; text formats are wrapped whole.
@@ -296,11 +314,14 @@ public final class Pipeline implements BatchArchiver {
     };
   }
 
-  private static int estimate(ObjectGroup group) {
-    long total = 0;
-    for (KafkaRecord r : group.records()) {
-      total += r.value() == null ? 16 : r.value().length + 2;
-    }
-    return (int) Math.min(total, 64L * 1024 * 1024);
+  /**
+   * The body's expected size when it is stored as written (exact for json and ndjson values, so
+   * that body is never copied); a quarter of it when compressed, since the buffer grows in chunks.
+   */
+  private int firstChunk(ObjectGroup group) {
+    long expected = encoder.expectedSize(group.records());
+    boolean asWritten =
+        !config.format().compressesItself() && config.compression() == Compression.NONE;
+    return (int) Math.min(asWritten ? expected : expected / 4, 64L * 1024 * 1024);
   }
 }

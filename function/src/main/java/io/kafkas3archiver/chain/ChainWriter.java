@@ -580,20 +580,25 @@ public final class ChainWriter {
   private static final class Points {
     private final List<KafkaRecord> records;
     private final List<RejectedRecord> rejected;
-    // Per point in offset order: the number of records and rejections before it.
+    // Per point in offset order: the number of records and rejections before it. Null when the
+    // group has no rejection with an offset (the usual group): the points are then the records.
     private final int[] recordsBefore;
     private final int[] rejectedBefore;
     private final long[] offsets;
     private final long[] timestamps;
 
     Points(ObjectGroup group) {
-      records = new ArrayList<>(group.records());
-      records.sort(Comparator.comparingLong(KafkaRecord::offset));
+      records = inOffsetOrder(group.records());
       rejected = new ArrayList<>();
       for (RejectedRecord r : group.rejected()) {
         if (r.offset() != null) {
           rejected.add(r);
         }
+      }
+      if (rejected.isEmpty()) {
+        recordsBefore = rejectedBefore = null;
+        offsets = timestamps = null;
+        return;
       }
       rejected.sort(Comparator.comparingLong(RejectedRecord::offset));
       int n = records.size() + rejected.size();
@@ -623,22 +628,42 @@ public final class ChainWriter {
       rejectedBefore[n] = j;
     }
 
+    /** The records as given when they already are in offset order (the grouper sorts them). */
+    private static List<KafkaRecord> inOffsetOrder(List<KafkaRecord> records) {
+      for (int i = 1; i < records.size(); i++) {
+        if (records.get(i - 1).offset() > records.get(i).offset()) {
+          List<KafkaRecord> sorted = new ArrayList<>(records);
+          sorted.sort(Comparator.comparingLong(KafkaRecord::offset));
+          return sorted;
+        }
+      }
+      return records;
+    }
+
     int size() {
-      return offsets.length;
+      return offsets == null ? records.size() : offsets.length;
     }
 
     long offset(int k) {
-      return offsets[k];
+      return offsets == null ? records.get(k).offset() : offsets[k];
     }
 
     long timestamp(int k) {
-      return timestamps[k];
+      return timestamps == null ? records.get(k).timestamp() : timestamps[k];
+    }
+
+    private int recordsBefore(int k) {
+      return recordsBefore == null ? k : recordsBefore[k];
+    }
+
+    private int rejectedBefore(int k) {
+      return rejectedBefore == null ? 0 : rejectedBefore[k];
     }
 
     /** The first point at or after {@code from} whose offset is past {@code last}. */
     int indexAfter(int from, long last) {
       int k = from;
-      while (k < offsets.length && offsets[k] <= last) {
+      while (k < size() && offset(k) <= last) {
         k++;
       }
       return k;
@@ -651,8 +676,8 @@ public final class ChainWriter {
           group.partition(),
           start,
           folder,
-          records.subList(recordsBefore[from], recordsBefore[to]),
-          rejected.subList(rejectedBefore[from], rejectedBefore[to]),
+          records.subList(recordsBefore(from), recordsBefore(to)),
+          rejected.subList(rejectedBefore(from), rejectedBefore(to)),
           group.folderValues());
     }
   }

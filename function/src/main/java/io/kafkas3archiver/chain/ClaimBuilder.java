@@ -220,8 +220,8 @@ public final class ClaimBuilder {
 
   private static int segmentBytes(long from, long to, long folder, List<Long> others) {
     int bytes = digits(from) + 1 + digits(to) + 1 + digits(folder);
-    for (long o : others) {
-      bytes += 1 + digits(o);
+    for (int i = 0; i < others.size(); i++) { // by index: no iterator per record
+      bytes += 1 + digits(others.get(i));
     }
     return bytes;
   }

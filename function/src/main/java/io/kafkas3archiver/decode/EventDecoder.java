@@ -173,6 +173,7 @@ public final class EventDecoder {
    */
   private static final class FastPath {
     private byte[] ascii = new byte[1024];
+    private final List<Header> headerScratch = new ArrayList<>();
     private String lastTopic;
     private String lastTimestampType;
 
@@ -324,6 +325,10 @@ public final class EventDecoder {
       int length = p.getTextLength();
       char[] chars = p.getTextCharacters();
       int offset = p.getTextOffset();
+      byte[] usual = Base64Text.decodeUsual(chars, offset, length);
+      if (usual != null) {
+        return usual;
+      }
       if (ascii.length < length) {
         ascii = new byte[Math.max(length, ascii.length * 2)];
       }
@@ -347,7 +352,10 @@ public final class EventDecoder {
 
     /** {@code [{"name": [bytes...] | "base64" | null}, ...]}, one name per entry; else null. */
     private List<Header> headers(JsonParser p) throws IOException {
-      List<Header> headers = new ArrayList<>(2);
+      // Collected in a list reused across records, then copied once into the immutable list the
+      // record keeps (KafkaRecord's own copy of an immutable list is the same list).
+      List<Header> headers = headerScratch;
+      headers.clear();
       while (p.nextToken() != JsonToken.END_ARRAY) {
         if (p.currentToken() != JsonToken.START_OBJECT || p.nextToken() != JsonToken.FIELD_NAME) {
           return null;
@@ -373,11 +381,12 @@ public final class EventDecoder {
         }
         headers.add(new Header(name, bytes));
       }
-      return headers;
+      return headers.isEmpty() ? List.of() : List.copyOf(headers);
     }
 
-    private static byte[] byteArray(JsonParser p) throws IOException {
-      byte[] bytes = new byte[16];
+    /** A header's bytes written as a JSON array of numbers, gathered in a reused buffer. */
+    private byte[] byteArray(JsonParser p) throws IOException {
+      byte[] bytes = ascii;
       int n = 0;
       while (p.nextToken() != JsonToken.END_ARRAY) {
         if (p.currentToken() != JsonToken.VALUE_NUMBER_INT
@@ -389,7 +398,7 @@ public final class EventDecoder {
           return null;
         }
         if (n == bytes.length) {
-          bytes = Arrays.copyOf(bytes, n * 2);
+          bytes = ascii = Arrays.copyOf(bytes, n * 2);
         }
         bytes[n++] = (byte) b;
       }

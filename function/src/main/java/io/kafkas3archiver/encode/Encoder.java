@@ -30,6 +30,19 @@ public sealed interface Encoder permits JsonEncoder, CsvEncoder, ParquetEncoder 
     return encode(records, out);
   }
 
+  /**
+   * The uncompressed body's size when the records are of the usual kind, the first chunk of its
+   * {@link BodyBuffer}: each value plus two bytes, tombstones 16. JSON values-only objects know it
+   * exactly, so their body is handed to the upload without a copy.
+   */
+  default long expectedSize(List<KafkaRecord> records) {
+    long total = 0;
+    for (KafkaRecord r : records) {
+      total += r.value() == null ? 16 : r.value().length + 2;
+    }
+    return total;
+  }
+
   /** The topic of a group's records; empty for an empty group. */
   static String topicOf(List<KafkaRecord> records) {
     return records.isEmpty() ? "" : records.get(0).topic();

@@ -35,6 +35,8 @@ public final class JsonEncoder implements Encoder {
   public EncodeResult encode(List<KafkaRecord> records, OutputStream out) throws IOException {
     int rows = 0;
     int tombstones = 0;
+    JsonValueScan scan = new JsonValueScan();
+    RawJson raw = new RawJson(NULL);
     try (JsonGenerator gen = Json.generator(out)) {
       if (array) {
         gen.writeRaw('[');
@@ -48,9 +50,15 @@ public final class JsonEncoder implements Encoder {
           gen.writeRaw(rows == 0 ? "\n" : ",\n");
         }
         if (includeKafkaMetadata) {
-          writeEnvelope(gen, record);
+          writeEnvelope(gen, record, scan);
+        } else if (scan.scan(record.value())
+            && !scan.spansLines()
+            && scan.start() == 0
+            && scan.end() == record.value().length) {
+          // The usual value: single-line JSON written as received, with no Payload per value.
+          gen.writeRawValue(raw.use(record.value()));
         } else {
-          writeValue(gen, Payload.classify(Json.FACTORY, record.value()));
+          writeValue(gen, Payload.classify(scan, record.value()));
         }
         if (!array) {
           gen.writeRaw('\n');
@@ -62,6 +70,30 @@ public final class JsonEncoder implements Encoder {
       }
     }
     return new EncodeResult(rows, tombstones, List.of());
+  }
+
+  /**
+   * Exact when every value is single-line JSON written as received (the usual batch): ndjson is
+   * each value and a newline; json is {@code [}, a newline or {@code ,\n} before each value, and
+   * {@code \n]\n}. Envelopes take the default.
+   */
+  @Override
+  public long expectedSize(List<KafkaRecord> records) {
+    if (includeKafkaMetadata) {
+      return Encoder.super.expectedSize(records);
+    }
+    long values = 0;
+    long bytes = 0;
+    for (KafkaRecord r : records) {
+      if (!r.isTombstone()) {
+        values++;
+        bytes += r.value().length;
+      }
+    }
+    if (!array) {
+      return bytes + values;
+    }
+    return values == 0 ? 4 : bytes + 2 * values + 3;
   }
 
   private static void writeValue(JsonGenerator gen, Payload payload) throws IOException {
@@ -76,7 +108,8 @@ public final class JsonEncoder implements Encoder {
     }
   }
 
-  private static void writeEnvelope(JsonGenerator gen, KafkaRecord record) throws IOException {
+  private static void writeEnvelope(JsonGenerator gen, KafkaRecord record, JsonValueScan scan)
+      throws IOException {
     gen.writeStartObject();
     gen.writeStringField("topic", record.topic());
     gen.writeNumberField("partition", record.partition());
@@ -92,7 +125,7 @@ public final class JsonEncoder implements Encoder {
     if (record.isTombstone()) {
       gen.writeNullField("value");
     } else {
-      Payload payload = Payload.classify(Json.FACTORY, record.value());
+      Payload payload = Payload.classify(scan, record.value());
       if (payload instanceof Payload.Json j && !restoresExactly(j, record.value())) {
         // Before "value": a reader may stop at the value's end (it is the envelope's last field).
         gen.writeStringField(VALUE_EXACT_FIELD, Base64.getEncoder().encodeToString(record.value()));

@@ -26,7 +26,33 @@ public sealed interface Payload {
   /** Bytes that are not valid UTF-8. */
   record Binary(byte[] bytes) implements Payload {}
 
-  static Payload classify(JsonFactory factory, byte[] bytes) {
+  /**
+   * One pass for the common value: a single-line JSON value comes back as the received bytes
+   * (trimmed when it had surrounding whitespace), a multi-line one as those bytes without the
+   * whitespace between tokens when Jackson's compact copy would be the same. Whatever the scan is
+   * unsure of, Jackson decides, as before.
+   */
+  static Payload classify(JsonValueScan scan, byte[] bytes) {
+    if (scan.scan(bytes)) {
+      int start = scan.start();
+      int end = scan.end();
+      if (!scan.spansLines()) {
+        return new Json(
+            start == 0 && end == bytes.length ? bytes : Arrays.copyOfRange(bytes, start, end));
+      }
+      if (!scan.escaped() && !scan.supplementary()) {
+        // Jackson's compact copy writes escapes its own way, and a character above U+FFFF as a
+        // pair of backslash-u escapes; short of those it only drops the whitespace between tokens.
+        return new Json(JsonValueScan.withoutSpaces(bytes, start, end));
+      }
+    }
+    return classifyWithJackson(io.kafkas3archiver.encode.Json.FACTORY, bytes);
+  }
+
+  /**
+   * The Jackson path: every value the scan is unsure of, and the reference it is tested against.
+   */
+  static Payload classifyWithJackson(JsonFactory factory, byte[] bytes) {
     if (!Utf8.isValid(bytes)) {
       return new Binary(bytes);
     }

@@ -10,10 +10,19 @@ import java.nio.charset.StandardCharsets;
  * Jackson's UTF-8 generator; the rest fall back to decoding.
  */
 final class RawJson implements com.fasterxml.jackson.core.SerializableString {
-  private final byte[] utf8;
+  private byte[] utf8;
 
   RawJson(byte[] utf8) {
     this.utf8 = utf8;
+  }
+
+  /**
+   * The same holder for other bytes: an encoder writes every value through one, since the generator
+   * copies the bytes and keeps no reference to the holder.
+   */
+  RawJson use(byte[] bytes) {
+    this.utf8 = bytes;
+    return this;
   }
 
   @Override

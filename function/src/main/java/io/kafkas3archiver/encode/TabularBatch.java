@@ -64,6 +64,7 @@ record TabularBatch(
     boolean binaryKeys = false;
     int tombstones = 0;
     long valueBytes = 0;
+    ObjectFields reader = new ObjectFields();
     for (KafkaRecord record : records) {
       if (record.isTombstone()) {
         if (includeMetadata) {
@@ -74,7 +75,7 @@ record TabularBatch(
         }
         continue;
       }
-      Object parsed = parse(record.value());
+      Object parsed = parse(record.value(), reader);
       if (parsed instanceof String problem) {
         rejected.add(
             RejectedRecord.of(
@@ -90,8 +91,18 @@ record TabularBatch(
     return new TabularBatch(rows, rejected, tombstones, binaryKeys, valueBytes);
   }
 
-  /** The value's fields, or a String saying what the value is instead of a JSON object. */
-  static Object parse(byte[] value) {
+  /**
+   * The value's fields, or a String saying what the value is instead of a JSON object. The common
+   * value is read from its bytes in one pass; whatever that pass is unsure of, Jackson reads, so
+   * the fields and the reasons are the same either way.
+   */
+  static Object parse(byte[] value, ObjectFields reader) {
+    Object read = reader.read(value);
+    return read != null ? read : parseWithJackson(value);
+  }
+
+  /** The Jackson path: every value the one-pass reader is unsure of, and its test reference. */
+  static Object parseWithJackson(byte[] value) {
     if (!Utf8.isValid(value)) {
       return "not UTF-8 text";
     }
@@ -145,6 +156,23 @@ record TabularBatch(
       case VALUE_NULL -> "null";
       default -> t.name().toLowerCase();
     };
+  }
+
+  /**
+   * The object or array at {@code value[from, to)}, which the one-pass scan found valid, as {@link
+   * #parseWithJackson} writes it: one value's tokens are the same whether the parser starts at the
+   * record or at the value. Null if Jackson disagrees with the scan, so the record is read the old
+   * way rather than the batch failing.
+   */
+  static String compactWithJackson(byte[] value, int from, int to) {
+    try (JsonParser p = Json.FACTORY.createParser(value, from, to - from)) {
+      p.nextToken();
+      return compact(p);
+    } catch (JacksonException e) {
+      return null;
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading from a byte array cannot fail", e);
+    }
   }
 
   /** The object or array at the parser, as compact JSON with numbers as sent. */

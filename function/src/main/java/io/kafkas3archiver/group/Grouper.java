@@ -101,17 +101,27 @@ public final class Grouper {
     Instant now = clock.instant();
     Hours hours = new Hours(zone);
     List<Entry> entries = new ArrayList<>(batch.records().size() + batch.rejected().size());
+    // A batch lists each partition's records together, mostly in one hour: the previous record's
+    // stream and slot are reused when they are the same, instead of new ones per record.
+    Stream runStream = null;
+    Long runFirst = null;
+    Slot lastSlot = null;
     for (KafkaRecord r : batch.records()) {
-      Stream stream = new Stream(r.topic(), r.partition());
+      if (runStream == null || !runStream.holds(r)) {
+        runStream = new Stream(r.topic(), r.partition());
+        runFirst = firstTimestamp.get(runStream);
+      }
       var placement = partitioner.place(r);
       Instant eventTime = partitioner.usesTimeField() ? placement.eventTime() : null;
       boolean fallback = partitioner.usesTimeField() && eventTime == null && !r.isTombstone();
-      Slot slot =
-          new Slot(
-              stream,
-              folder(hours, r.timestamp(), firstTimestamp.get(stream), now, eventTime),
-              placement.values());
-      entries.add(new Entry(slot, r.offset(), r, null, fallback));
+      ZonedDateTime folder = folder(hours, r.timestamp(), runFirst, now, eventTime);
+      if (lastSlot == null
+          || lastSlot.stream() != runStream
+          || lastSlot.folder() != folder
+          || !lastSlot.values().equals(placement.values())) {
+        lastSlot = new Slot(runStream, folder, placement.values());
+      }
+      entries.add(new Entry(lastSlot, r.offset(), r, null, fallback));
     }
     for (RejectedRecord r : batch.rejected()) {
       Stream stream =
@@ -137,6 +147,8 @@ public final class Grouper {
     Map<String, Integer> fallbacks = new TreeMap<>();
     Map<Slot, List<KafkaRecord>> records = new LinkedHashMap<>();
     Map<Slot, List<RejectedRecord>> rejected = new LinkedHashMap<>();
+    Slot listed = null; // the slot of `list`: consecutive entries mostly share one
+    List<KafkaRecord> list = null;
     for (Entry e : entries) {
       String topic = e.slot().stream().topic();
       if (e.deferred) {
@@ -147,7 +159,11 @@ public final class Grouper {
         fallbacks.merge(topic, 1, Integer::sum);
       }
       if (e.record() != null) {
-        records.computeIfAbsent(e.slot(), s -> new ArrayList<>()).add(e.record());
+        if (e.slot() != listed) {
+          listed = e.slot();
+          list = records.computeIfAbsent(listed, s -> new ArrayList<>());
+        }
+        list.add(e.record());
       } else {
         rejected.computeIfAbsent(e.slot(), s -> new ArrayList<>()).add(e.rejected());
       }
@@ -216,8 +232,28 @@ public final class Grouper {
   /** The timestamp of each partition's lowest-offset record, decoded or rejected. */
   private static Map<Stream, Long> firstTimestamps(KafkaBatch batch) {
     Map<Stream, long[]> first = new HashMap<>(); // offset, timestamp
+    // Noted once per run of one partition's records (a batch lists them together), at the run's
+    // lowest offset.
+    Stream run = null;
+    long offset = 0;
+    long timestamp = 0;
     for (KafkaRecord r : batch.records()) {
-      note(first, new Stream(r.topic(), r.partition()), r.offset(), r.timestamp());
+      if (run != null && run.holds(r)) {
+        if (r.offset() < offset) {
+          offset = r.offset();
+          timestamp = r.timestamp();
+        }
+        continue;
+      }
+      if (run != null) {
+        note(first, run, offset, timestamp);
+      }
+      run = new Stream(r.topic(), r.partition());
+      offset = r.offset();
+      timestamp = r.timestamp();
+    }
+    if (run != null) {
+      note(first, run, offset, timestamp);
     }
     for (RejectedRecord r : batch.rejected()) {
       if (placed(r)) {
@@ -257,7 +293,11 @@ public final class Grouper {
     return Math.max(timestamp, 0L);
   }
 
-  private record Stream(String topic, Integer partition) {}
+  private record Stream(String topic, Integer partition) {
+    boolean holds(KafkaRecord r) {
+      return partition != null && partition == r.partition() && topic.equals(r.topic());
+    }
+  }
 
   private record Slot(Stream stream, ZonedDateTime folder, List<String> values) {}
 

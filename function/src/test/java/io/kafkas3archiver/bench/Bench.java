@@ -58,8 +58,10 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
  * {@code bench.memoryMb} (1024, as deployed), {@code bench.jar}. Not in the default sections:
  * {@code lambda} and {@code lambda-memory} (issue 29: the end-to-end and in-memory rows in JVMs
  * forked with Lambda's flags, see {@link LambdaBench}), with {@code bench.lambdaRounds} (9), {@code
- * bench.lambdaMemory} (512,1024) and {@code bench.lambdaCombos} (all pairs); {@code bench.jfr} (a
- * folder: each of those forks records a JFR profile there).
+ * bench.lambdaMemory} (512,1024) and {@code bench.lambdaCombos} (all pairs); {@code lambda-compare}
+ * (the same rows for an earlier build, {@code bench.beforeJar}, and this one side by side, see
+ * {@link LambdaCompare}); {@code bench.jfr} (a folder: each of those forks records a JFR profile
+ * there).
  */
 public final class Bench {
   private static final PrintStream OUT = System.out;
@@ -128,7 +130,13 @@ public final class Bench {
       PartitioningBench.run(OUT, batch, Integer.getInteger("bench.partitionRounds", rounds));
     }
     long heapFloorBytes = 0;
-    try (S3ProxyServer s3 = S3ProxyServer.inMemory()) {
+    boolean tls = Boolean.getBoolean("bench.tls");
+    try (S3ProxyServer s3 = tls ? BenchTls.start(work) : S3ProxyServer.inMemory()) {
+      if (tls) {
+        OUT.println(
+            "forks reach S3Proxy over https (bench.tls): the SDK sends the body unsigned and TLS"
+                + " encrypts it, as a function's PutObject to S3 does");
+      }
       s3.createBucket(Combo.BUCKET);
       if (sections.contains("e2e")) {
         endToEnd(batch, combos, e2eRounds, s3, e2eMs);
@@ -150,6 +158,29 @@ public final class Bench {
         if (sections.contains("lambda-memory")) {
           LambdaBench.inMemory(OUT, forks, bigEvent, batch, lambdaCombos, memories, lambdaRounds);
         }
+      }
+      if (sections.contains("lambda-compare")) {
+        Path beforeJar = Path.of(System.getProperty("bench.beforeJar", ""));
+        if (!Files.isRegularFile(beforeJar)) {
+          throw new IllegalStateException(
+              "lambda-compare needs -Dbench.beforeJar=<an earlier build's shaded jar>, for example"
+                  + " from a worktree of the earlier commit: mvnw -pl function -DskipTests"
+                  + " package, then function/target/kafka-s3-archiver.jar");
+        }
+        Forks beforeForks =
+            new Forks(beforeJar, Files.createDirectories(work.resolve("before-jar")), s3);
+        LambdaCompare.run(
+            OUT,
+            beforeForks,
+            beforeJar,
+            forks,
+            bigEvent,
+            batch,
+            lambdaCombos(combos),
+            Stream.of(System.getProperty("bench.lambdaMemory", "512,1024").split(","))
+                .map(Integer::valueOf)
+                .toList(),
+            Integer.getInteger("bench.lambdaRounds", 9));
       }
       if (sections.contains("cold")) {
         coldStart(forks, smallEvent, bigEvent, coldRounds);
@@ -638,6 +669,7 @@ public final class Bench {
       List<String> cmd = new ArrayList<>();
       cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       cmd.addAll(jvmFlags);
+      cmd.addAll(tlsFlags());
       cmd.addAll(
           List.of(
               "-cp",
@@ -693,7 +725,9 @@ public final class Bench {
       penv.put("AWS_ACCESS_KEY_ID", S3ProxyServer.ACCESS_KEY);
       penv.put("AWS_SECRET_ACCESS_KEY", S3ProxyServer.SECRET_KEY);
       penv.put("AWS_EC2_METADATA_DISABLED", "true");
-      penv.put("AWS_ENDPOINT_URL_S3", s3.endpoint().toString());
+      penv.put(
+          "AWS_ENDPOINT_URL_S3",
+          (Boolean.getBoolean("bench.tls") ? s3.secureEndpoint() : s3.endpoint()).toString());
       penv.put("S3_FORCE_PATH_STYLE", "true");
       penv.put("BUCKET_NAME", Combo.BUCKET);
       penv.put("TITLE", "bench");
@@ -712,6 +746,7 @@ public final class Bench {
       List<String> cmd = new ArrayList<>();
       cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       cmd.addAll(jvmFlags);
+      cmd.addAll(tlsFlags());
       cmd.addAll(profilerFlags(function));
       cmd.addAll(
           List.of(
@@ -728,6 +763,21 @@ public final class Bench {
     }
 
     /**
+     * The trust flags of {@code bench.tls}, and {@code bench.forkFlags} (space-separated JVM flags
+     * added to every fork, e.g. {@code -Djdk.tls.client.cipherSuites=...}).
+     */
+    private List<String> tlsFlags() {
+      List<String> flags =
+          new ArrayList<>(Boolean.getBoolean("bench.tls") ? BenchTls.trustFlags() : List.of());
+      for (String f : System.getProperty("bench.forkFlags", "").trim().split("\\s+")) {
+        if (!f.isEmpty()) {
+          flags.add(f);
+        }
+      }
+      return flags;
+    }
+
+    /**
      * {@code -Dbench.jfr=<folder>}: each warm fork records a JFR profile ({@code settings=profile})
      * into that folder, named by its function and fork number, for reading with {@code jfr print}
      * or JDK Mission Control. The fork's flags are otherwise unchanged.
@@ -737,7 +787,13 @@ public final class Bench {
       if (folder.isBlank()) {
         return List.of();
       }
-      Path file = Path.of(folder).toAbsolutePath().resolve(function + "-" + forksStarted + ".jfr");
+      Path dir = Path.of(folder).toAbsolutePath();
+      try {
+        Files.createDirectories(dir);
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException("cannot create bench.jfr's folder " + dir, e);
+      }
+      Path file = dir.resolve(function + "-" + forksStarted + ".jfr");
       return List.of(
           "-XX:FlightRecorderOptions=stackdepth=128",
           "-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=" + file);

@@ -30,14 +30,25 @@ public final class S3ProxyServer implements AutoCloseable {
 
   private final S3Proxy proxy;
   private final Map<String, LongAdder> calls;
+  private final boolean tls;
 
-  private S3ProxyServer(S3Proxy proxy, Map<String, LongAdder> calls) {
+  private S3ProxyServer(S3Proxy proxy, Map<String, LongAdder> calls, boolean tls) {
     this.proxy = proxy;
     this.calls = calls;
+    this.tls = tls;
   }
 
   public static S3ProxyServer inMemory() {
     return start(null, 0, false);
+  }
+
+  /**
+   * In memory, also serving https on 127.0.0.1 with the key in {@code keyStore} (PKCS12), for
+   * benchmarks that must send what Lambda sends: over https the SDK does not sign the body (no
+   * SHA-256 of it) and TLS encrypts it, as on AWS. {@link #secureEndpoint()} is its address.
+   */
+  public static S3ProxyServer inMemoryWithTls(Path keyStore, String password) {
+    return start(null, 0, false, keyStore, password);
   }
 
   /**
@@ -65,6 +76,11 @@ public final class S3ProxyServer implements AutoCloseable {
   }
 
   private static S3ProxyServer start(Path folder, int port, boolean counting) {
+    return start(folder, port, counting, null, null);
+  }
+
+  private static S3ProxyServer start(
+      Path folder, int port, boolean counting, Path keyStore, String password) {
     Properties props = new Properties();
     String provider = "transient-nio2";
     if (folder != null) {
@@ -90,12 +106,17 @@ public final class S3ProxyServer implements AutoCloseable {
                         throw e.getCause();
                       }
                     });
-    S3Proxy proxy =
+    S3Proxy.Builder builder =
         S3Proxy.builder()
             .blobStore(store)
             .endpoint(URI.create("http://127.0.0.1:" + port))
-            .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
-            .build();
+            .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY);
+    if (keyStore != null) {
+      builder
+          .secureEndpoint(URI.create("https://127.0.0.1:0"))
+          .keyStore(keyStore.toAbsolutePath().toString(), password);
+    }
+    S3Proxy proxy = builder.build();
     try {
       proxy.start();
       long until = System.currentTimeMillis() + 30_000;
@@ -108,7 +129,7 @@ public final class S3ProxyServer implements AutoCloseable {
     } catch (Exception e) {
       throw new IllegalStateException("could not start S3Proxy", e);
     }
-    return new S3ProxyServer(proxy, calls);
+    return new S3ProxyServer(proxy, calls, keyStore != null);
   }
 
   /** Store calls by method ({@code putBlob}, {@code getBlob}, {@code blobMetadata}, ...) so far. */
@@ -124,6 +145,14 @@ public final class S3ProxyServer implements AutoCloseable {
 
   public URI endpoint() {
     return URI.create("http://127.0.0.1:" + port());
+  }
+
+  /** The https address of a server started {@link #inMemoryWithTls}. */
+  public URI secureEndpoint() {
+    if (!tls) {
+      throw new IllegalStateException("this S3Proxy serves http only: start it inMemoryWithTls");
+    }
+    return URI.create("https://127.0.0.1:" + proxy.getSecurePort());
   }
 
   public void createBucket(String bucket) {

@@ -35,8 +35,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.OverwriteFiles;
-import org.apache.iceberg.PartitionKey;
-import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -48,8 +46,6 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.InternalRecordWrapper;
-import org.apache.iceberg.data.Record;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
@@ -57,7 +53,6 @@ import org.apache.iceberg.exceptions.NoSuchNamespaceException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.expressions.Expressions;
-import org.apache.iceberg.io.DataWriter;
 
 /**
  * OUTPUT_FORMAT=iceberg: one batch is one atomic append commit per table. The snapshot summary
@@ -232,6 +227,9 @@ final class IcebergArchiver implements BatchArchiver {
         name, MaintenanceReport.Outcome.FAILED, 0, 0, 0, 0, -1, 0, 1, 0, e.getMessage());
   }
 
+  /** One record's place, to drop a record that a batch carries twice. */
+  private record Offset(String topicPartition, long offset) {}
+
   /** The records of one batch bound for one table. */
   private static final class TableBatch {
     final String table;
@@ -309,6 +307,7 @@ final class IcebergArchiver implements BatchArchiver {
       Prepared p;
       Snapshot readFrom;
       Map<String, Long> committed;
+      Transaction transaction;
       if (round > 2 * MAX_ATTEMPTS) {
         throw catalogError(
             tb.table,
@@ -316,9 +315,10 @@ final class IcebergArchiver implements BatchArchiver {
             attempt);
       }
       try {
-        if (round > 1) {
-          table.refresh();
-        }
+        // The one table load of an attempt: a new transaction refreshes the table (Iceberg's
+        // Transactions.newTransaction), so the offsets are read from the very state the commit
+        // starts from. A refresh of our own before it was a second catalog load per batch.
+        transaction = table.newTransaction();
         readFrom = table.currentSnapshot();
         committed = CommittedOffsets.read(table);
         p = prepare(table, tb, committed, deadline);
@@ -348,7 +348,6 @@ final class IcebergArchiver implements BatchArchiver {
       // that other engines expire (S3 Tables' own maintenance keeps only recent snapshots, and
       // its compactions carry no offsets). Only partitions this batch advanced are set, so a
       // property never goes back when the transaction is re-applied onto a newer snapshot.
-      Transaction transaction = table.newTransaction();
       OverwriteFiles append =
           transaction
               .newOverwrite()
@@ -431,78 +430,99 @@ final class IcebergArchiver implements BatchArchiver {
       Table table, TableBatch tb, Map<String, Long> committed, Deadline deadline)
       throws UploadException {
     int already = 0;
-    Set<String> seen = new HashSet<>();
+    Set<Offset> seen = new HashSet<>();
     Map<String, Long> next = new TreeMap<>(committed);
-    List<TableRows.Parsed> parsed = new ArrayList<>();
     List<RejectedRecord> rejected = new ArrayList<>();
     Map<String, Integer> tombstones = new HashMap<>();
-    for (KafkaRecord r : tb.records) {
-      Long last = committed.get(r.topicPartition());
-      if ((last != null && r.offset() <= last)
-          || !seen.add(r.topicPartition() + "@" + r.offset())) {
-        already++;
-        continue;
-      }
-      next.merge(r.topicPartition(), r.offset(), Math::max);
-      TableRows.Parsed p = rows.parse(r);
-      if (p.rejection() != null) {
-        rejected.add(RejectedRecord.of(r, p.rejection()));
-      } else if (p.tombstone() && !config.includeKafkaMetadata()) {
-        tombstones.merge(r.topic(), 1, Integer::sum);
-      } else {
-        parsed.add(p);
-      }
-    }
-    for (RejectedRecord r : tb.undecoded) {
-      if (r.partition() != null && r.offset() != null) {
-        String tp = r.topic() + "-" + r.partition();
+    Map<String, Integer> written = new HashMap<>();
+    Schema schema = table.schema();
+    // Each row goes to its data file as soon as it is converted (PartitionWriters). A record that
+    // needs a new or promoted column stops the pass: the schema is evolved for the whole batch,
+    // these files are dropped, and the caller prepares again on the new schema.
+    try (PartitionWriters files = new PartitionWriters(table, schema, codec(), clock)) {
+      for (KafkaRecord r : tb.records) {
+        String tp = r.topicPartition(); // built per call: once per record
         Long last = committed.get(tp);
-        if ((last != null && r.offset() <= last) || !seen.add(tp + "@" + r.offset())) {
+        if ((last != null && r.offset() <= last) || !seen.add(new Offset(tp, r.offset()))) {
           already++;
           continue;
         }
         next.merge(tp, r.offset(), Math::max);
+        TableRows.Parsed p = rows.parse(r);
+        if (p.rejection() != null) {
+          rejected.add(RejectedRecord.of(r, p.rejection()));
+        } else if (p.tombstone() && !config.includeKafkaMetadata()) {
+          tombstones.merge(r.topic(), 1, Integer::sum);
+        } else {
+          TableRows.Row row = rows.row(schema, p);
+          if (row.needsEvolution()) {
+            evolve(table, tb, committed);
+            return null;
+          } else if (row.rejection() != null) {
+            rejected.add(RejectedRecord.of(r, row.rejection()));
+          } else {
+            files.write(row.record());
+            written.merge(r.topic(), 1, Integer::sum);
+          }
+        }
       }
-      rejected.add(r);
-    }
+      for (RejectedRecord r : tb.undecoded) {
+        if (r.partition() != null && r.offset() != null) {
+          String tp = r.topic() + "-" + r.partition();
+          Long last = committed.get(tp);
+          if ((last != null && r.offset() <= last) || !seen.add(new Offset(tp, r.offset()))) {
+            already++;
+            continue;
+          }
+          next.merge(tp, r.offset(), Math::max);
+        }
+        rejected.add(r);
+      }
+      Map<String, Integer> errored = new HashMap<>();
+      rejected.forEach(r -> errored.merge(r.topic(), 1, Integer::sum));
+      int fresh =
+          written.values().stream().mapToInt(Integer::intValue).sum()
+              + rejected.size()
+              + tombstones.values().stream().mapToInt(Integer::intValue).sum();
 
+      // Error rows go out before the commit: once the offsets are committed a redelivery skips
+      // them, so they must already be stored. A retried attempt renders the same key.
+      List<WrittenObject> errorObjects = writeErrorObjects(rejected, deadline);
+      List<WrittenObject> fileObjects = new ArrayList<>();
+      List<DataFile> dataFiles = files.finish(fileObjects);
+      return new Prepared(
+          dataFiles, fileObjects, errorObjects, written, errored, tombstones, already, fresh, next);
+    }
+  }
+
+  /**
+   * Adds the columns and promotions that this batch's values need, as one schema update: the
+   * batch's values are read again here, since the one pass above keeps none of them.
+   */
+  private void evolve(Table table, TableBatch tb, Map<String, Long> committed) {
+    Set<Offset> seen = new HashSet<>();
+    List<TableRows.Parsed> parsed = new ArrayList<>();
+    for (KafkaRecord r : tb.records) {
+      String tp = r.topicPartition();
+      Long last = committed.get(tp);
+      if ((last != null && r.offset() <= last) || !seen.add(new Offset(tp, r.offset()))) {
+        continue;
+      }
+      TableRows.Parsed p = rows.parse(r);
+      if (p.rejection() == null && p.value() != null) {
+        parsed.add(p);
+      }
+    }
     TableRows.Evolution evolution = rows.evolution(table.schema(), parsed);
-    if (!evolution.isEmpty()) {
-      UpdateSchema update = table.updateSchema();
-      evolution.added().forEach(update::addColumn);
-      evolution
-          .promoted()
-          .forEach((name, type) -> update.updateColumn(name, type.asPrimitiveType()));
-      update.commit();
-      return null;
+    if (evolution.isEmpty()) {
+      throw new IllegalStateException(
+          "a row asked for a schema change that the batch's values do not need; this is a bug");
     }
-
-    Schema schema = table.schema();
-    List<Record> out = new ArrayList<>(parsed.size());
-    Map<String, Integer> written = new HashMap<>();
-    for (TableRows.Parsed p : parsed) {
-      TableRows.Row row = rows.row(schema, p);
-      if (row.rejection() != null) {
-        rejected.add(RejectedRecord.of(p.record(), row.rejection()));
-      } else {
-        out.add(row.record());
-        written.merge(p.record().topic(), 1, Integer::sum);
-      }
-    }
-    Map<String, Integer> errored = new HashMap<>();
-    rejected.forEach(r -> errored.merge(r.topic(), 1, Integer::sum));
-    int fresh =
-        out.size()
-            + rejected.size()
-            + tombstones.values().stream().mapToInt(Integer::intValue).sum();
-
-    // Error rows go out before the commit: once the offsets are committed a redelivery skips
-    // them, so they must already be stored. A retried attempt renders the same key.
-    List<WrittenObject> errorObjects = writeErrorObjects(rejected, deadline);
-    List<WrittenObject> fileObjects = new ArrayList<>();
-    List<DataFile> files = writeDataFiles(table, schema, out, fileObjects);
-    return new Prepared(
-        files, fileObjects, errorObjects, written, errored, tombstones, already, fresh, next);
+    UpdateSchema update = table.updateSchema();
+    // Top-level by name, never as a path: a field named "device.id" is one column.
+    evolution.added().forEach((name, type) -> update.addColumn(null, name, type));
+    evolution.promoted().forEach((name, type) -> update.updateColumn(name, type.asPrimitiveType()));
+    update.commit();
   }
 
   private List<WrittenObject> writeErrorObjects(List<RejectedRecord> rejected, Deadline deadline)
@@ -539,44 +559,6 @@ final class IcebergArchiver implements BatchArchiver {
     return written;
   }
 
-  private List<DataFile> writeDataFiles(
-      Table table, Schema schema, List<Record> out, List<WrittenObject> objects) {
-    PartitionSpec spec = table.spec();
-    PartitionKey key = new PartitionKey(spec, schema);
-    InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
-    Map<PartitionKey, List<Record>> byPartition = new LinkedHashMap<>();
-    for (Record r : out) {
-      key.partition(wrapper.wrap(r));
-      byPartition.computeIfAbsent(key.copy(), k -> new ArrayList<>()).add(r);
-    }
-    List<DataFile> files = new ArrayList<>(byPartition.size());
-    for (var e : byPartition.entrySet()) {
-      long started = clock.millis();
-      DataWriter<Record> writer;
-      try {
-        writer = DataFileWriter.open(table, schema, spec, e.getKey(), codec());
-        try (writer) {
-          e.getValue().forEach(writer::write);
-        }
-      } catch (IOException io) {
-        DataFileWriter.deleteQuietly(table, files);
-        throw new UncheckedIOException(io);
-      }
-      DataFile file = writer.toDataFile();
-      files.add(file);
-      objects.add(
-          new WrittenObject(
-              file.location(),
-              WrittenObject.Kind.DATA,
-              (int) file.recordCount(),
-              file.fileSizeInBytes(),
-              file.fileSizeInBytes(),
-              1,
-              clock.millis() - started));
-    }
-    return files;
-  }
-
   private String codec() {
     return switch (config.compression()) {
       case NONE -> "uncompressed";
@@ -589,8 +571,7 @@ final class IcebergArchiver implements BatchArchiver {
   private Table table(String name) {
     Table cached = tables.get(name);
     if (cached != null) {
-      cached.refresh();
-      return cached;
+      return cached; // each attempt's transaction refreshes it (commit)
     }
     TableIdentifier id = TableIdentifier.of(Namespace.of(settings.database()), name);
     Table table;

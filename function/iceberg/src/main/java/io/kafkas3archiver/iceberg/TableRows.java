@@ -110,27 +110,19 @@ final class TableRows {
   }
 
   Parsed parse(KafkaRecord r) {
-    if (r.value() == null) {
+    byte[] value = r.value();
+    if (value == null) {
       return new Parsed(r, null, null);
     }
-    String text;
-    try {
-      text =
-          StandardCharsets.UTF_8
-              .newDecoder()
-              .onMalformedInput(CodingErrorAction.REPORT)
-              .onUnmappableCharacter(CodingErrorAction.REPORT)
-              .decode(ByteBuffer.wrap(r.value()))
-              .toString();
-    } catch (CharacterCodingException e) {
+    // Jackson reads the bytes as they came; only a value with non-ASCII bytes needs the strict
+    // decoder's check (Jackson itself would let some malformed sequences through).
+    if (!ascii(value) && !utf8(value)) {
       return new Parsed(r, null, "the value is not valid UTF-8; iceberg rows need a JSON object");
     }
-    if (!text.isEmpty() && text.charAt(0) == '\uFEFF') {
-      text = text.substring(1);
-    }
+    int start = startsWithBom(value) ? 3 : 0;
     JsonNode node;
     try {
-      node = JSON.readTree(text);
+      node = JSON.readTree(value, start, value.length - start);
     } catch (Exception e) {
       // The parser's message quotes the payload; name the failure only (DESIGN §6).
       return new Parsed(r, null, "the value is not JSON; iceberg rows need a JSON object");
@@ -143,6 +135,36 @@ final class TableRows {
           "the value is a JSON " + kind.toLowerCase() + "; iceberg rows need a JSON object");
     }
     return new Parsed(r, (ObjectNode) node, null);
+  }
+
+  private static boolean ascii(byte[] value) {
+    for (byte b : value) {
+      if (b < 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean utf8(byte[] value) {
+    try {
+      StandardCharsets.UTF_8
+          .newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(value));
+      return true;
+    } catch (CharacterCodingException e) {
+      return false;
+    }
+  }
+
+  /** U+FEFF in UTF-8: some producers start every value with it; it is not part of the JSON. */
+  private static boolean startsWithBom(byte[] value) {
+    return value.length >= 3
+        && value[0] == (byte) 0xEF
+        && value[1] == (byte) 0xBB
+        && value[2] == (byte) 0xBF;
   }
 
   /** The column a value field is stored under: reserved and empty names are moved aside. */
@@ -271,11 +293,50 @@ final class TableRows {
     return null;
   }
 
-  /** A row, or why the record can't be one in this schema. */
-  record Row(Record record, String rejection) {}
+  /**
+   * A row; or why the record can't be one in this schema; or that the schema must evolve first
+   * ({@link #evolution} would add a column or promote one for this record): then neither is set.
+   */
+  record Row(Record record, String rejection, boolean needsEvolution) {
+    static final Row EVOLVE = new Row(null, null, true);
 
+    static Row of(Record record) {
+      return new Row(record, null, false);
+    }
+
+    static Row rejected(String why) {
+      return new Row(null, why, false);
+    }
+  }
+
+  /** Nested values and the overflow object as JSON text, one generator for all of them. */
+  private final JsonText json = new JsonText();
+
+  /** The schema the two fields below were made for: one batch converts all rows in one. */
+  private Schema shaped;
+
+  private long valueColumns;
+
+  /** An empty row of that schema: each row is a copy (a new record looks up its field map). */
+  private GenericRecord template;
+
+  private void shape(Schema schema) {
+    if (schema != shaped) {
+      valueColumns = schema.columns().stream().filter(c -> !RESERVED.contains(c.name())).count();
+      template = GenericRecord.create(schema);
+      shaped = schema;
+    }
+  }
+
+  /**
+   * The record as a row of this schema. It checks, field by field, what {@link #evolution} would
+   * change for this one record (a new column, the overflow column, a promotion), so that a batch
+   * converts and writes each row in one pass and keeps no parsed values; only a batch that needs a
+   * schema change reads its values a second time.
+   */
   Row row(Schema schema, Parsed p) {
-    GenericRecord row = GenericRecord.create(schema);
+    shape(schema);
+    GenericRecord row = template.copy();
     KafkaRecord r = p.record();
     row.setField(TOPIC, r.topic());
     row.setField(PARTITION, r.partition());
@@ -298,9 +359,10 @@ final class TableRows {
       row.setField(HEADERS, list);
     }
     if (p.value() == null) {
-      return new Row(row, null);
+      return Row.of(row);
     }
     ObjectNode overflow = null;
+    String rejection = null;
     Iterator<Map.Entry<String, JsonNode>> fields = p.value().fields();
     while (fields.hasNext()) {
       var f = fields.next();
@@ -310,18 +372,28 @@ final class TableRows {
         if (f.getValue().isNull()) {
           continue;
         }
+        if (valueColumns < MAX_VALUE_COLUMNS || schema.findField(OVERFLOW) == null) {
+          return Row.EVOLVE; // a new column, or the overflow column
+        }
         if (overflow == null) {
           overflow = JSON.createObjectNode();
         }
         overflow.set(f.getKey(), f.getValue());
         continue;
       }
-      Object value;
+      Type.TypeID type = column.type().typeId();
+      if ((type == Type.TypeID.INTEGER || type == Type.TypeID.FLOAT)
+          && !f.getValue().isNull()
+          && promotion(column.type(), EnumSet.of(kind(f.getValue()))) != null) {
+        return Row.EVOLVE;
+      }
+      if (rejection != null) {
+        continue; // already rejected; the rest is only checked for a schema change
+      }
       try {
-        value = convert(column.type(), f.getValue());
+        row.setField(name, convert(column.type(), f.getValue()));
       } catch (NotRepresentable e) {
-        return new Row(
-            null,
+        rejection =
             "field '"
                 + f.getKey()
                 + "' holds "
@@ -330,19 +402,16 @@ final class TableRows {
                 + column.type()
                 + " column cannot hold exactly, and no legal Iceberg promotion (int→long,"
                 + " float→double, decimal widening) leads there; the row is kept here instead of"
-                + " rounded");
+                + " rounded";
       }
-      row.setField(name, value);
+    }
+    if (rejection != null) {
+      return Row.rejected(rejection);
     }
     if (overflow != null) {
-      if (schema.findField(OVERFLOW) == null) {
-        return new Row(
-            null,
-            "the record has fields without a column and the table has no " + OVERFLOW + " column");
-      }
-      row.setField(OVERFLOW, overflow.toString());
+      row.setField(OVERFLOW, json.of(overflow));
     }
-    return new Row(row, null);
+    return Row.of(row);
   }
 
   private static final class NotRepresentable extends Exception {
@@ -353,7 +422,7 @@ final class TableRows {
     }
   }
 
-  private static Object convert(Type type, JsonNode v) throws NotRepresentable {
+  private Object convert(Type type, JsonNode v) throws NotRepresentable {
     if (v.isNull()) {
       return null;
     }
@@ -434,11 +503,11 @@ final class TableRows {
     };
   }
 
-  private static String jsonText(JsonNode v) {
+  private String jsonText(JsonNode v) {
     if (v.isNumber()) {
       // The number exactly as it was written (the parser kept it as an exact BigDecimal).
       return v.isIntegralNumber() ? v.bigIntegerValue().toString() : v.decimalValue().toString();
     }
-    return v.toString();
+    return json.of(v);
   }
 }

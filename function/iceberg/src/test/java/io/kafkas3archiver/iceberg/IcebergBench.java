@@ -21,9 +21,11 @@ import java.util.regex.Pattern;
 /**
  * OUTPUT_FORMAT=iceberg figures against the in-process REST catalog on S3Proxy (docs/iceberg.md,
  * Performance): ms per 1,000-record batch, commit latency, S3 and catalog requests per batch, the
- * commit rate one table sustains with 1, 2 and 4 concurrent pollers, and one maintenance run. Run
- * with {@code ./mvnw -q -pl function/iceberg exec:java@iceberg-bench -Dbench.rounds=5}; local
- * figures, not AWS's: a real catalog's round trip is slower, which lowers the commit rate.
+ * commit rate one table sustains with 1, 2 and 4 concurrent pollers, and one maintenance run; with
+ * {@code -Dbench.sections=lambda}, the iceberg and the parquet-files function side by side under
+ * Lambda's JVM flags ({@link IcebergLambdaBench}). Run with {@code ./mvnw -q -pl function/iceberg
+ * -am -DskipTests -Piceberg-bench test -Dbench.rounds=5}; local figures, not AWS's: a real
+ * catalog's round trip is slower, which lowers the commit rate.
  */
 public final class IcebergBench {
   private static final long T0 = 1_764_590_400_000L;
@@ -39,6 +41,16 @@ public final class IcebergBench {
       }
       if (sections.equals("all") || sections.contains("small")) {
         smallBatchesAndCommitRate(h, rounds);
+      }
+      if (sections.contains("lambda")) {
+        IcebergLambdaBench.run(
+            System.out,
+            h,
+            java.util.Arrays.stream(System.getProperty("bench.lambdaMemory", "512,1024").split(","))
+                .map(String::trim)
+                .map(Integer::valueOf)
+                .toList(),
+            Integer.getInteger("bench.lambdaRounds", 9));
       }
     }
   }

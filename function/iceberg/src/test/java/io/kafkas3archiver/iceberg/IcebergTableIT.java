@@ -389,6 +389,26 @@ class IcebergTableIT {
   }
 
   @Test
+  void shouldAddAColumnWhoseNameHoldsADot() {
+    // "device.id" is one top-level field. Added as a path it would be a field "id" inside a
+    // struct "device", which does not exist: the schema update threw, and the batch failed on
+    // every redelivery.
+    String topic = "dotted";
+    var fn = h.function(Map.of());
+    fn.invoke(new EventBuilder().add(topic, 0, 0, T0, null, "{\"a\":1}"));
+    var second =
+        fn.invoke(new EventBuilder().add(topic, 0, 1, T0, null, "{\"a\":2,\"device.id\":\"x-7\"}"));
+
+    assertThat(second.printed()).contains("\"recordsWritten\":1", "\"recordsErrored\":0");
+    Schema schema = h.table(topic).schema();
+    assertThat(schema.columns()).anySatisfy(c -> assertThat(c.name()).isEqualTo("device.id"));
+    Map<Long, Record> rows =
+        h.rows(topic).stream()
+            .collect(Collectors.toMap(r -> (Long) r.getField("kafka_offset"), r -> r));
+    assertThat(rows.get(1L).getField("device.id")).isEqualTo("x-7");
+  }
+
+  @Test
   void shouldPromoteAnIntColumnToLongWhenAValueNeedsIt() {
     String topic = "promote";
     RESTCatalog admin = new RESTCatalog();
