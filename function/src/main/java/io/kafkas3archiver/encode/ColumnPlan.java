@@ -3,11 +3,12 @@ package io.kafkas3archiver.encode;
 import io.kafkas3archiver.encode.TabularBatch.Field;
 import io.kafkas3archiver.encode.TabularBatch.Row;
 import io.kafkas3archiver.schema.ColumnType;
+import io.kafkas3archiver.schema.NumberText;
 import io.kafkas3archiver.schema.TopicSchema;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,14 +51,18 @@ final class ColumnPlan {
   record Column(String name, String field, ColumnType type) {}
 
   private final List<Column> columns;
-  private final Map<String, Integer> indexByField;
+  private final ColumnType[] types;
+  private final FieldIndex index;
 
   private ColumnPlan(List<Column> columns) {
     this.columns = List.copyOf(columns);
-    this.indexByField = new HashMap<>(columns.size() * 2);
+    this.types = new ColumnType[columns.size()];
+    String[] fields = new String[columns.size()];
     for (int i = 0; i < columns.size(); i++) {
-      indexByField.put(columns.get(i).field(), i);
+      types[i] = columns.get(i).type();
+      fields[i] = columns.get(i).field();
     }
+    this.index = new FieldIndex(fields);
   }
 
   List<Column> columns() {
@@ -66,8 +71,7 @@ final class ColumnPlan {
 
   /** The column index of a field, or -1 when the field goes to the overflow column. */
   int indexOf(String field) {
-    Integer i = indexByField.get(field);
-    return i == null ? -1 : i;
+    return index.indexOf(field);
   }
 
   /** The schema version's columns. */
@@ -104,6 +108,7 @@ final class ColumnPlan {
 
   /** Per-field tallies of a new field while planning. */
   private static final class Tally {
+    final String field;
     final int firstSeen;
     int present;
     int bigints;
@@ -112,7 +117,8 @@ final class ColumnPlan {
     int strings;
     int nested;
 
-    Tally(int firstSeen) {
+    Tally(String field, int firstSeen) {
+      this.field = field;
       this.firstSeen = firstSeen;
     }
 
@@ -130,7 +136,7 @@ final class ColumnPlan {
             if (Math.abs(Long.parseLong(f.text())) <= (1L << 53)) {
               doubles++;
             }
-          } else if (ColumnType.exactDouble(f.text()) != null) {
+          } else if (NumberText.isExactDouble(f.text())) {
             doubles++;
           }
         }
@@ -164,17 +170,39 @@ final class ColumnPlan {
    */
   static List<TopicSchema.Addition> additions(
       TabularBatch batch, TopicSchema schema, int declared) {
-    Map<String, TopicSchema.Column> existing = schema.byField();
+    List<TopicSchema.Column> existing = schema.columns();
+    String[] existingFields = new String[existing.size()];
+    for (int i = 0; i < existingFields.length; i++) {
+      existingFields[i] = existing.get(i).field();
+    }
+    FieldIndex known = new FieldIndex(existingFields);
     Map<String, Tally> tallies = new LinkedHashMap<>();
-    for (Row row : batch.rows()) {
-      if (row.fields() == null) {
+    // As in FieldIndex: the tally of the new field last seen at each position is tried first.
+    Tally[] tallyAt = new Tally[16];
+    List<Row> batchRows = batch.rows();
+    for (int r = 0; r < batchRows.size(); r++) {
+      List<Field> fields = batchRows.get(r).fields();
+      if (fields == null) {
         continue;
       }
-      for (Field f : row.fields()) {
-        if (existing.containsKey(f.name())) {
+      for (int p = 0; p < fields.size(); p++) {
+        Field f = fields.get(p);
+        if (known.indexOf(f.name(), p) >= 0) {
           continue;
         }
-        tallies.computeIfAbsent(f.name(), n -> new Tally(tallies.size())).add(f);
+        Tally t = p < tallyAt.length ? tallyAt[p] : null;
+        if (t == null || !t.field.equals(f.name())) {
+          t = tallies.get(f.name());
+          if (t == null) {
+            t = new Tally(f.name(), tallies.size());
+            tallies.put(f.name(), t);
+          }
+          if (p >= tallyAt.length) {
+            tallyAt = Arrays.copyOf(tallyAt, Math.max(p + 1, tallyAt.length * 2));
+          }
+          tallyAt[p] = t;
+        }
+        t.add(f);
       }
     }
     if (tallies.isEmpty()) {
@@ -214,8 +242,8 @@ final class ColumnPlan {
       case NUMBER ->
           switch (type) {
             case BIGINT -> ColumnType.fitsBigint(value.text());
-            case DOUBLE -> ColumnType.exactDouble(value.text()) != null;
-            case DECIMAL -> ParquetSchema.decimal(value.text()) != null;
+            case DOUBLE -> NumberText.isExactDouble(value.text());
+            case DECIMAL -> ParquetSchema.fitsDecimal(value.text());
             case BOOLEAN, STRING, JSON -> false;
           };
       case STRING, NESTED -> type == ColumnType.STRING || type == ColumnType.JSON;
@@ -228,16 +256,17 @@ final class ColumnPlan {
    * cannot hold ({@link #fits}). Returns how many went there for their type.
    */
   int cells(List<Field> fields, Field[] cells, List<Field> overflow) {
-    java.util.Arrays.fill(cells, null);
+    Arrays.fill(cells, null);
     if (fields == null) {
       return 0;
     }
     int misfits = 0;
-    for (Field f : fields) {
-      int i = indexOf(f.name());
+    for (int p = 0; p < fields.size(); p++) {
+      Field f = fields.get(p);
+      int i = index.indexOf(f.name(), p);
       if (i < 0) {
         overflow.add(f);
-      } else if (fits(columns.get(i).type(), f)) {
+      } else if (fits(types[i], f)) {
         cells[i] = f;
       } else {
         overflow.add(f);
@@ -245,12 +274,5 @@ final class ColumnPlan {
       }
     }
     return misfits;
-  }
-
-  /** As {@link #cells(List, Field[], List)}, into a new array. */
-  Field[] cells(List<Field> fields, List<Field> overflow) {
-    Field[] cells = new Field[columns.size()];
-    cells(fields, cells, overflow);
-    return cells;
   }
 }

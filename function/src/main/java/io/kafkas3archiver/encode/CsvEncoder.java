@@ -5,18 +5,14 @@ import io.kafkas3archiver.remote.Deadline;
 import io.kafkas3archiver.remote.UploadException;
 import io.kafkas3archiver.schema.SchemaSource;
 import io.kafkas3archiver.schema.TopicSchema;
-import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.OutputStreamWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import org.apache.commons.csv.CSVFormat;
-import org.apache.commons.csv.CSVPrinter;
 
 /**
  * {@code csv} (RFC 4180): a header row, then one row per record. Each value must be a JSON object;
@@ -42,9 +38,6 @@ public final class CsvEncoder implements Encoder {
           "kafka_headers",
           ParquetSchema.KEY_BASE64,
           KafkaColumns.EXACT);
-
-  private static final CSVFormat FORMAT =
-      CSVFormat.RFC4180.builder().setRecordSeparator("\r\n").get();
 
   private final boolean includeKafkaMetadata;
   private final SchemaSource schemas;
@@ -77,40 +70,40 @@ public final class CsvEncoder implements Encoder {
         schemas.schemaFor(
             topic, ColumnPlan.additions(batch, schemas.known(topic), 0), reserved, deadline);
     ColumnPlan plan = ColumnPlan.of(version);
-    List<String> header = new ArrayList<>();
+    CsvWriter csv = new CsvWriter(out);
     if (includeKafkaMetadata) {
-      header.addAll(METADATA_COLUMNS);
+      for (String name : METADATA_COLUMNS) {
+        csv.cell(name);
+      }
     }
-    header.add(ColumnPlan.OVERFLOW);
-    plan.columns().forEach(c -> header.add(c.name()));
-    BufferedWriter writer =
-        new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), 64 * 1024);
-    CSVPrinter printer = new CSVPrinter(writer, FORMAT);
-    printer.printRecord(header);
-    List<Object> cells = new ArrayList<>(header.size());
+    csv.cell(ColumnPlan.OVERFLOW);
+    for (ColumnPlan.Column c : plan.columns()) {
+      csv.cell(c.name());
+    }
+    csv.endRecord();
     List<TabularBatch.Field> rest = new ArrayList<>();
     TabularBatch.Field[] fields = new TabularBatch.Field[plan.columns().size()];
     List<TabularValue.Cell> exactCells = new ArrayList<>();
     Set<String> nulls = new HashSet<>();
     Set<String> strings = new HashSet<>();
     int misfits = 0;
-    for (TabularBatch.Row row : batch.rows()) {
-      cells.clear();
-      rest.clear();
-      misfits += plan.cells(row.fields(), fields, rest);
-      String overflow = rest.isEmpty() ? null : TabularBatch.objectText(rest);
-      if (includeKafkaMetadata) {
-        addMetadata(cells, row.record());
-        cells.add(exactCell(row.record(), plan, fields, overflow, exactCells, nulls, strings));
+    try (OverflowText overflowText = new OverflowText()) {
+      for (TabularBatch.Row row : batch.rows()) {
+        rest.clear();
+        misfits += plan.cells(row.fields(), fields, rest);
+        String overflow = rest.isEmpty() ? null : overflowText.of(rest);
+        if (includeKafkaMetadata) {
+          writeMetadata(csv, row.record());
+          csv.cell(exactCell(row.record(), plan, fields, overflow, exactCells, nulls, strings));
+        }
+        csv.cell(overflow);
+        for (TabularBatch.Field f : fields) {
+          csv.cell(f == null ? null : f.text());
+        }
+        csv.endRecord();
       }
-      cells.add(overflow);
-      for (TabularBatch.Field f : fields) {
-        cells.add(f == null ? null : f.text());
-      }
-      printer.printRecord(cells);
     }
-    printer.flush();
-    writer.flush();
+    csv.flush();
     return new EncodeResult(
         batch.rows().size(), batch.tombstonesSkipped(), batch.rejected(), misfits);
   }
@@ -144,15 +137,15 @@ public final class CsvEncoder implements Encoder {
     return TabularValue.exactCell(record, cells, nulls, strings, true);
   }
 
-  private static void addMetadata(List<Object> cells, KafkaRecord r) throws IOException {
-    cells.add(r.topic());
-    cells.add(r.partition());
-    cells.add(r.offset());
-    cells.add(r.timestamp());
-    cells.add(r.timestampType());
+  private static void writeMetadata(CsvWriter csv, KafkaRecord r) throws IOException {
+    csv.cell(r.topic());
+    csv.cell(r.partition());
+    csv.cell(r.offset());
+    csv.cell(r.timestamp());
+    csv.cell(r.timestampType());
     boolean textKey = r.key() != null && Utf8.isValid(r.key());
-    cells.add(textKey ? new String(r.key(), StandardCharsets.UTF_8) : null);
-    cells.add(Json.headersText(r));
-    cells.add(r.key() != null && !textKey ? Base64.getEncoder().encodeToString(r.key()) : null);
+    csv.cell(textKey ? new String(r.key(), StandardCharsets.UTF_8) : null);
+    csv.cell(Json.headersText(r));
+    csv.cell(r.key() != null && !textKey ? Base64.getEncoder().encodeToString(r.key()) : null);
   }
 }

@@ -9,6 +9,7 @@ import io.kafkas3archiver.remote.Deadline;
 import io.kafkas3archiver.remote.UploadException;
 import io.kafkas3archiver.schema.DeclaredSchema;
 import io.kafkas3archiver.schema.FieldType;
+import io.kafkas3archiver.schema.NumberText;
 import io.kafkas3archiver.schema.RegistrySchema;
 import io.kafkas3archiver.schema.SchemaCatalog;
 import io.kafkas3archiver.schema.SchemaSource;
@@ -223,6 +224,8 @@ public final class ParquetEncoder implements Encoder {
     java.util.Set<String> nulls = new java.util.HashSet<>();
     java.util.Set<String> strings = new java.util.HashSet<>();
     List<ColumnPlan.Column> columns = plan.columns();
+    Field[] fields = new Field[columns.size()];
+    OverflowText overflowText = new OverflowText();
     for (Row row : batch.rows()) {
       rest.clear();
       cells.clear();
@@ -231,7 +234,7 @@ public final class ParquetEncoder implements Encoder {
       if (typed != null) {
         declaredCells(typed, row.typed(), cells, strings);
       }
-      Field[] fields = plan.cells(row.fields(), rest);
+      plan.cells(row.fields(), fields, rest);
       for (int c = 0; c < fields.length; c++) {
         Field f = fields[c];
         String name = columns.get(c).name();
@@ -251,7 +254,7 @@ public final class ParquetEncoder implements Encoder {
               case BIGINT ->
                   new TabularValue.Cell(name, Long.toString(Long.parseLong(f.text())), true);
               case DOUBLE ->
-                  new TabularValue.Cell(name, Double.toString(Double.parseDouble(f.text())), true);
+                  new TabularValue.Cell(name, Double.toString(NumberText.toDouble(f.text())), true);
               case DECIMAL ->
                   new TabularValue.Cell(
                       name, TabularValue.decimalText(new java.math.BigDecimal(f.text())), true);
@@ -260,13 +263,14 @@ public final class ParquetEncoder implements Encoder {
             });
       }
       if (!rest.isEmpty()) {
-        cells.add(new TabularValue.Cell(ColumnPlan.OVERFLOW, TabularBatch.objectText(rest), true));
+        cells.add(new TabularValue.Cell(ColumnPlan.OVERFLOW, overflowText.of(rest), true));
       }
       String cell = TabularValue.exactCell(row.record(), cells, nulls, strings, false);
       if (cell != null) {
         exact.put(row, cell);
       }
     }
+    overflowText.close();
     return exact;
   }
 
@@ -392,6 +396,7 @@ public final class ParquetEncoder implements Encoder {
     private final ParquetSchema schema;
     private final Map<Row, String> exact;
     private final List<Field> overflow = new ArrayList<>();
+    private final OverflowText overflowText = new OverflowText();
     private Field[] cells;
     private RecordConsumer consumer;
 
@@ -422,6 +427,12 @@ public final class ParquetEncoder implements Encoder {
     @Override
     public void prepareForWrite(RecordConsumer recordConsumer) {
       this.consumer = recordConsumer;
+    }
+
+    @Override
+    public FinalizedWriteContext finalizeWrite() {
+      overflowText.close();
+      return super.finalizeWrite();
     }
 
     @Override
@@ -458,17 +469,17 @@ public final class ParquetEncoder implements Encoder {
           consumer.startField(name, index);
           switch (columns.get(c).type()) {
             case BIGINT -> consumer.addLong(Long.parseLong(value.text()));
-            case DOUBLE -> consumer.addDouble(Double.parseDouble(value.text()));
+            case DOUBLE -> consumer.addDouble(NumberText.toDouble(value.text()));
             case BOOLEAN -> consumer.addBoolean(value.text().equals("true"));
             case DECIMAL -> consumer.addBinary(ParquetSchema.decimal(value.text()));
-            case STRING, JSON -> consumer.addBinary(Binary.fromString(value.text()));
+            case STRING, JSON -> consumer.addBinary(utf8(value.text()));
           }
           consumer.endField(name, index);
         }
         index++;
       }
       if (!overflow.isEmpty()) {
-        string(index, ColumnPlan.OVERFLOW, TabularBatch.objectText(overflow));
+        string(index, ColumnPlan.OVERFLOW, overflowText.of(overflow));
       } else {
         string(index, ColumnPlan.OVERFLOW, typedOverflow);
       }
@@ -514,9 +525,17 @@ public final class ParquetEncoder implements Encoder {
     private void string(int index, String name, String value) {
       if (value != null) {
         consumer.startField(name, index);
-        consumer.addBinary(Binary.fromString(value));
+        consumer.addBinary(utf8(value));
         consumer.endField(name, index);
       }
+    }
+
+    /**
+     * The bytes that {@link Binary#fromString} gives, without its ByteBuffer: the writers keep a
+     * constant array as it is (a dictionary entry or a statistic included).
+     */
+    private static Binary utf8(String text) {
+      return Binary.fromConstantByteArray(text.getBytes(StandardCharsets.UTF_8));
     }
   }
 }

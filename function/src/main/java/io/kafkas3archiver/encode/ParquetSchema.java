@@ -8,6 +8,7 @@ import static io.kafkas3archiver.encode.KafkaColumns.TIMESTAMP;
 import static io.kafkas3archiver.encode.KafkaColumns.TIMESTAMP_TYPE;
 import static io.kafkas3archiver.encode.KafkaColumns.TOPIC;
 
+import io.kafkas3archiver.schema.NumberText;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -146,20 +147,36 @@ final class ParquetSchema {
       putLong(bytes, 8, lo);
       return Binary.fromConstantByteArray(bytes);
     }
-    BigDecimal d;
+    // Up to 18 digits at scale 9 fit a long: no BigDecimal (the number's own digits decide).
+    long d = NumberText.decompose(text);
+    if (d != NumberText.NOT_SIMPLE) {
+      if (!decimalFits(d)) {
+        return null;
+      }
+      long m = NumberText.mantissa(d);
+      int shift = NumberText.power(d) + DECIMAL_SCALE;
+      if (m == 0 || NumberText.digits(m) + shift <= 18) {
+        long unscaled = m == 0 ? 0 : m * NumberText.powerOfTen(shift);
+        long v = NumberText.negative(d) ? -unscaled : unscaled;
+        putLong(bytes, 0, v < 0 ? -1 : 0);
+        putLong(bytes, 8, v);
+        return Binary.fromConstantByteArray(bytes);
+      }
+    }
+    BigDecimal v;
     try {
-      d = new BigDecimal(text);
+      v = new BigDecimal(text);
     } catch (NumberFormatException | ArithmeticException e) {
       return null;
     }
     // Integer digits first: setScale on 1e999999999 would build a billion-digit number.
-    if (d.signum() != 0 && (long) d.precision() - d.scale() > DECIMAL_PRECISION - DECIMAL_SCALE) {
+    if (v.signum() != 0 && (long) v.precision() - v.scale() > DECIMAL_PRECISION - DECIMAL_SCALE) {
       return null;
     }
-    if (d.signum() != 0 && d.stripTrailingZeros().scale() > DECIMAL_SCALE) {
+    if (v.signum() != 0 && v.stripTrailingZeros().scale() > DECIMAL_SCALE) {
       return null;
     }
-    BigInteger unscaled = d.setScale(DECIMAL_SCALE).unscaledValue();
+    BigInteger unscaled = v.setScale(DECIMAL_SCALE).unscaledValue();
     if (unscaled.abs().compareTo(MAX_UNSCALED) >= 0) {
       return null;
     }
@@ -171,6 +188,29 @@ final class ParquetSchema {
     }
     System.arraycopy(twos, 0, bytes, lead, twos.length);
     return Binary.fromConstantByteArray(bytes);
+  }
+
+  /**
+   * Whether {@link #decimal} holds the number, without building its bytes where the text decides.
+   */
+  static boolean fitsDecimal(String text) {
+    long d = NumberText.decompose(text);
+    if (d == NumberText.NOT_SIMPLE) {
+      return decimal(text) != null;
+    }
+    return decimalFits(d);
+  }
+
+  /**
+   * A decomposed number ({@link NumberText}) fits when it is zero, or has at most 9 decimals
+   * (trailing zeros aside) and at most 29 integer digits: the rule of the BigDecimal way above.
+   */
+  private static boolean decimalFits(long d) {
+    long m = NumberText.mantissa(d);
+    int power = NumberText.power(d);
+    return m == 0
+        || (power >= -DECIMAL_SCALE
+            && NumberText.digits(m) + power <= DECIMAL_PRECISION - DECIMAL_SCALE);
   }
 
   private static boolean isPlainInteger(String text) {

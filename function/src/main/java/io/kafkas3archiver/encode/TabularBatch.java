@@ -199,24 +199,4 @@ record TabularBatch(
     }
     return text.toString();
   }
-
-  /** The fields as one JSON object text, values as received: what goes into the overflow column. */
-  static String objectText(List<Field> fields) {
-    StringWriter text = new StringWriter();
-    try (JsonGenerator g = Json.FACTORY.createGenerator(text)) {
-      g.writeStartObject();
-      for (Field f : fields) {
-        g.writeFieldName(f.name());
-        switch (f.kind()) {
-          case NULL -> g.writeNull();
-          case STRING -> g.writeString(f.text());
-          case BOOLEAN, NUMBER, NESTED -> g.writeRawValue(f.text());
-        }
-      }
-      g.writeEndObject();
-    } catch (IOException e) {
-      throw new UncheckedIOException("writing to a string cannot fail", e);
-    }
-    return text.toString();
-  }
 }

@@ -113,6 +113,10 @@ public final class TabularValue {
         && !(first >= '0' && first <= '9')) {
       return false;
     }
+    if (first != '{' && first != '[' && !couldBeScalar(text, first)) {
+      // Most such cells are text (a timestamp, an id): ruled out without a parser per cell.
+      return false;
+    }
     try (JsonParser p = Json.FACTORY.createParser(text)) {
       JsonToken t = p.nextToken();
       if (t == null || t == JsonToken.VALUE_STRING || t == JsonToken.VALUE_NULL) {
@@ -123,6 +127,35 @@ public final class TabularValue {
     } catch (IOException e) {
       return false;
     }
+  }
+
+  /**
+   * False only when the text cannot be one JSON number, {@code true} or {@code false} (each maybe
+   * followed by whitespace): a character no number has, or another word.
+   */
+  private static boolean couldBeScalar(String text, char first) {
+    if (first == 't') {
+      return text.startsWith("true");
+    }
+    if (first == 'f') {
+      return text.startsWith("false");
+    }
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (!(c >= '0' && c <= '9')
+          && c != '-'
+          && c != '+'
+          && c != '.'
+          && c != 'e'
+          && c != 'E'
+          && c != ' '
+          && c != '\t'
+          && c != '\n'
+          && c != '\r') {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** A Parquet DECIMAL as a reader prints it: its shortest plain text ({@code 19.400} -> 19.4). */
