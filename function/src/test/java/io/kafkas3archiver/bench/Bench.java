@@ -146,10 +146,7 @@ public final class Bench {
       }
       Forks forks = new Forks(jar, work, s3);
       if (sections.contains("lambda") || sections.contains("lambda-memory")) {
-        List<Integer> memories =
-            Stream.of(System.getProperty("bench.lambdaMemory", "512,1024").split(","))
-                .map(Integer::valueOf)
-                .toList();
+        List<Integer> memories = lambdaMemories();
         List<Combo> lambdaCombos = lambdaCombos(combos);
         int lambdaRounds = Integer.getInteger("bench.lambdaRounds", 9);
         if (sections.contains("lambda")) {
@@ -177,9 +174,7 @@ public final class Bench {
             bigEvent,
             batch,
             lambdaCombos(combos),
-            Stream.of(System.getProperty("bench.lambdaMemory", "512,1024").split(","))
-                .map(Integer::valueOf)
-                .toList(),
+            lambdaMemories(),
             Integer.getInteger("bench.lambdaRounds", 9));
       }
       if (sections.contains("cold")) {
@@ -221,6 +216,13 @@ public final class Bench {
     if (heapFloorBytes < 0) {
       throw new IllegalStateException("a capped-heap run failed at every size");
     }
+  }
+
+  /** {@code bench.lambdaMemory}: the function memory sizes (MB) the lambda sections fork for. */
+  private static List<Integer> lambdaMemories() {
+    return Stream.of(System.getProperty("bench.lambdaMemory", "512,1024").split(","))
+        .map(Integer::valueOf)
+        .toList();
   }
 
   /** {@code bench.lambdaCombos}: a comma-separated subset such as {@code ndjson/none}, or all. */

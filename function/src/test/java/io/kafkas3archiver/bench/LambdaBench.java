@@ -48,7 +48,7 @@ final class LambdaBench {
     return combo.format() == Format.JSON || combo.format() == Format.NDJSON ? 3 : 8;
   }
 
-  private static Map<String, String> env(Combo combo) {
+  static Map<String, String> env(Combo combo) {
     return Map.of(
         "OUTPUT_FORMAT", combo.format().configName(),
         "COMPRESSION", combo.compression().configName());

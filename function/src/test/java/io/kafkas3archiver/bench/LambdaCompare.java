@@ -21,11 +21,10 @@ final class LambdaCompare {
   private LambdaCompare() {}
 
   private static Map<String, String> env(Combo combo, String build) {
-    return Map.of(
-        "OUTPUT_FORMAT", combo.format().configName(),
-        "COMPRESSION", combo.compression().configName(),
-        // The two builds write the same event: each into a prefix of its own.
-        "KEY_PREFIX", "compare-" + build);
+    Map<String, String> env = new java.util.HashMap<>(LambdaBench.env(combo));
+    // The two builds write the same event: each into a prefix of its own.
+    env.put("KEY_PREFIX", "compare-" + build);
+    return env;
   }
 
   static void run(
