@@ -98,7 +98,11 @@ public final class CsvEncoder implements Encoder {
         }
         csv.cell(overflow);
         for (TabularBatch.Field f : fields) {
-          csv.cell(f == null ? null : f.text());
+          if (f != null && f.hasUtf8()) {
+            csv.cell(f.utf8Source(), f.utf8Offset(), f.utf8Length());
+          } else {
+            csv.cell(f == null ? null : f.text());
+          }
         }
         csv.endRecord();
       }

@@ -65,6 +65,65 @@ final class CsvWriter {
     }
   }
 
+  /**
+   * A text cell given as its UTF-8 bytes, valid and without surrogates (a field read from the
+   * record's value): the bytes that {@link #cell(String)} writes for their text. The quoting rules
+   * read the same from bytes: each character they look at is ASCII, and in UTF-8 an ASCII byte is
+   * always that character (a non-ASCII character ends in a byte above a space).
+   */
+  void cell(byte[] utf8, int offset, int length) throws IOException {
+    boolean first = recordStart;
+    delimit();
+    recordStart = false;
+    if (length == 0) {
+      if (first) {
+        ascii('"');
+        ascii('"');
+      }
+      return;
+    }
+    int end = offset + length;
+    if (needsQuotes(utf8, offset, end)) {
+      ascii('"');
+      int start = offset;
+      for (int i = offset; i < end; i++) {
+        if (utf8[i] == '"') {
+          bytes(utf8, start, i + 1);
+          start = i; // the quote is written again: doubled
+        }
+      }
+      bytes(utf8, start, end);
+      ascii('"');
+    } else {
+      bytes(utf8, offset, end);
+    }
+  }
+
+  private static boolean needsQuotes(byte[] utf8, int from, int to) {
+    if ((utf8[from] & 0xff) <= '#') {
+      return true;
+    }
+    for (int i = from; i < to; i++) {
+      byte b = utf8[i];
+      if (b == '"' || b == ',' || b == '\n' || b == '\r') {
+        return true;
+      }
+    }
+    return (utf8[to - 1] & 0xff) <= ' ';
+  }
+
+  private void bytes(byte[] b, int from, int to) throws IOException {
+    while (from < to) {
+      if (pos == BUFFER) {
+        drain();
+      }
+      int n = Math.min(to - from, BUFFER - pos);
+      System.arraycopy(b, from, buf, pos, n);
+      pos += n;
+      from += n;
+    }
+  }
+
   /** A number cell (never quoted: digits and a leading minus). */
   void cell(long number) throws IOException {
     delimit();

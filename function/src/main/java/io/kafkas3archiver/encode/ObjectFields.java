@@ -59,17 +59,12 @@ final class ObjectFields {
       case 't' -> new Field(name, Kind.BOOLEAN, "true");
       case 'f' -> new Field(name, Kind.BOOLEAN, "false");
       case '"' ->
-          new Field(
-              name,
-              Kind.STRING,
-              scan.escaped(m)
-                  ? unescape(value, from + 1, to - 1)
-                  : new String(value, from + 1, to - from - 2, StandardCharsets.UTF_8));
+          scan.escaped(m)
+              ? new Field(name, Kind.STRING, unescape(value, from + 1, to - 1))
+              : Field.ofBytes(name, Kind.STRING, value, from + 1, to - from - 2);
       case '{', '[' -> nested(name, value, m, from, to);
       // A number: ASCII digits, sign, point and exponent, kept exactly as sent.
-      default ->
-          new Field(
-              name, Kind.NUMBER, new String(value, from, to - from, StandardCharsets.ISO_8859_1));
+      default -> Field.ofBytes(name, Kind.NUMBER, value, from, to - from);
     };
   }
 
@@ -85,7 +80,7 @@ final class ObjectFields {
     } else if (scan.spaced(m)) {
       text = new String(JsonValueScan.withoutSpaces(value, from, to), StandardCharsets.UTF_8);
     } else {
-      text = new String(value, from, to - from, StandardCharsets.UTF_8);
+      return Field.ofBytes(name, Kind.NESTED, value, from, to - from);
     }
     return new Field(name, Kind.NESTED, text);
   }

@@ -472,7 +472,12 @@ public final class ParquetEncoder implements Encoder {
             case DOUBLE -> consumer.addDouble(NumberText.toDouble(value.text()));
             case BOOLEAN -> consumer.addBoolean(value.text().equals("true"));
             case DECIMAL -> consumer.addBinary(ParquetSchema.decimal(value.text()));
-            case STRING, JSON -> consumer.addBinary(utf8(value.text()));
+            case STRING, JSON ->
+                consumer.addBinary(
+                    value.hasUtf8()
+                        ? Binary.fromConstantByteArray(
+                            value.utf8Source(), value.utf8Offset(), value.utf8Length())
+                        : utf8(value.text()));
           }
           consumer.endField(name, index);
         }

@@ -10,8 +10,10 @@ import io.kafkas3archiver.decode.RejectedRecord;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The rows of a batch for a tabular format (csv, parquet): each value must be a JSON object, read
@@ -42,7 +44,89 @@ record TabularBatch(
    * One top-level field. {@code text} is the string's value, the number's text as sent, {@code
    * true}/{@code false}, the compact JSON of a nested value, or null for JSON null.
    */
-  record Field(String name, Kind kind, String text) {}
+  static final class Field {
+    private final String name;
+    private final Kind kind;
+    private String text;
+    // The text's exact UTF-8 bytes inside the record's value, when it was read from them as they
+    // are: a Parquet string column writes that slice as it is, and the text is made only if asked.
+    private final byte[] source;
+    private final int offset;
+    private final int length;
+
+    Field(String name, Kind kind, String text) {
+      this(name, kind, text, null, 0, 0);
+    }
+
+    private Field(String name, Kind kind, String text, byte[] source, int offset, int length) {
+      this.name = name;
+      this.kind = kind;
+      this.text = text;
+      this.source = source;
+      this.offset = offset;
+      this.length = length;
+    }
+
+    /**
+     * A field whose text is exactly the UTF-8 {@code source[offset, offset + length)}: a string
+     * without escapes, a number, a nested value without spaces or escapes. The bytes are the
+     * record's own and must not change while the field is in use.
+     */
+    static Field ofBytes(String name, Kind kind, byte[] source, int offset, int length) {
+      return new Field(name, kind, null, source, offset, length);
+    }
+
+    String name() {
+      return name;
+    }
+
+    Kind kind() {
+      return kind;
+    }
+
+    /** The text (see the record's fields); made from the bytes on first use. */
+    String text() {
+      if (text == null && source != null) {
+        text = new String(source, offset, length, StandardCharsets.UTF_8);
+      }
+      return text;
+    }
+
+    /** Whether {@link #utf8Source} holds the text's UTF-8 bytes. */
+    boolean hasUtf8() {
+      return source != null;
+    }
+
+    byte[] utf8Source() {
+      return source;
+    }
+
+    int utf8Offset() {
+      return offset;
+    }
+
+    int utf8Length() {
+      return length;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Field f
+          && name.equals(f.name)
+          && kind == f.kind
+          && Objects.equals(text(), f.text());
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(name, kind, text());
+    }
+
+    @Override
+    public String toString() {
+      return "Field[name=" + name + ", kind=" + kind + ", text=" + text() + "]";
+    }
+  }
 
   /**
    * A record and its value's fields; {@code fields} is null for a tombstone kept as a row. {@code

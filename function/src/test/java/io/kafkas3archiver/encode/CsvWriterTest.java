@@ -45,6 +45,7 @@ class CsvWriterTest {
     }
 
     assertThat(ours(records)).isEqualTo(commonsCsv(records));
+    assertThat(oursFromBytes(records)).isEqualTo(commonsCsv(records));
   }
 
   @Test
@@ -82,6 +83,7 @@ class CsvWriterTest {
     assertThat(new String(ours(records), StandardCharsets.UTF_8))
         .isEqualTo(new String(commonsCsv(records), StandardCharsets.UTF_8));
     assertThat(ours(records)).isEqualTo(commonsCsv(records));
+    assertThat(oursFromBytes(records)).isEqualTo(commonsCsv(records));
   }
 
   @Test
@@ -98,6 +100,7 @@ class CsvWriterTest {
     }
 
     assertThat(ours(records)).isEqualTo(commonsCsv(records));
+    assertThat(oursFromBytes(records)).isEqualTo(commonsCsv(records));
   }
 
   private static Object randomCell(SplittableRandom r) {
@@ -131,6 +134,48 @@ class CsvWriterTest {
     }
     csv.flush();
     return out.toByteArray();
+  }
+
+  /**
+   * The same records with every text cell that UTF-8 can hold given as its bytes, at an offset in a
+   * larger array (as a field's bytes sit inside the record's value).
+   */
+  private static byte[] oursFromBytes(List<List<Object>> records) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    CsvWriter csv = new CsvWriter(out);
+    for (List<Object> record : records) {
+      for (Object cell : record) {
+        if (cell instanceof Number n) {
+          csv.cell(n.longValue());
+        } else if (cell instanceof String text && !hasLoneSurrogate(text)) {
+          byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
+          byte[] inside = new byte[utf8.length + 5];
+          inside[0] = '"';
+          inside[inside.length - 1] = ',';
+          System.arraycopy(utf8, 0, inside, 3, utf8.length);
+          csv.cell(inside, 3, utf8.length);
+        } else {
+          csv.cell((String) cell);
+        }
+      }
+      csv.endRecord();
+    }
+    csv.flush();
+    return out.toByteArray();
+  }
+
+  private static boolean hasLoneSurrogate(String text) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (Character.isHighSurrogate(c)
+          && i + 1 < text.length()
+          && Character.isLowSurrogate(text.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static byte[] commonsCsv(List<List<Object>> records) throws IOException {
