@@ -3,6 +3,8 @@ package io.kafkas3archiver.encode;
 import com.github.luben.zstd.Zstd;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.util.Arrays;
 import java.util.zip.GZIPOutputStream;
 import org.apache.parquet.bytes.BytesInput;
 import org.apache.parquet.compression.CompressionCodecFactory;
@@ -18,15 +20,23 @@ import org.xerial.snappy.Snappy;
 final class ParquetCodecs implements CompressionCodecFactory {
   static final ParquetCodecs INSTANCE = new ParquetCodecs();
 
+  /**
+   * Parquet asks for a compressor per column, so the page arrays are the thread's, shared by all
+   * its columns and batches: a thread writes one page at a time, and each page's compressed bytes
+   * are copied before the next page is compressed (see {@link PageBuffers}).
+   */
+  private static final ThreadLocal<PageBuffers> PAGE_BUFFERS =
+      ThreadLocal.withInitial(PageBuffers::new);
+
   private ParquetCodecs() {}
 
   @Override
   public BytesInputCompressor getCompressor(CompressionCodecName codec) {
     return switch (codec) {
       case UNCOMPRESSED -> new Compressor(codec, bytes -> bytes);
-      case SNAPPY -> new Compressor(codec, new PageBuffers()::snappy);
-      case ZSTD -> new Compressor(codec, new PageBuffers()::zstd);
-      case GZIP -> new Compressor(codec, ParquetCodecs::gzip);
+      case SNAPPY -> new Compressor(codec, bytes -> PAGE_BUFFERS.get().snappy(bytes));
+      case ZSTD -> new Compressor(codec, bytes -> PAGE_BUFFERS.get().zstd(bytes));
+      case GZIP -> new Compressor(codec, bytes -> PAGE_BUFFERS.get().gzip(bytes));
       default -> throw new IllegalArgumentException("no compressor for " + codec);
     };
   }
@@ -39,7 +49,8 @@ final class ParquetCodecs implements CompressionCodecFactory {
   @Override
   public void release() {}
 
-  private static BytesInput gzip(BytesInput bytes) throws IOException {
+  /** The one-shot gzip of a page, as pages were compressed before PageBuffers: tests compare. */
+  static BytesInput gzipOnce(BytesInput bytes) throws IOException {
     ByteArrayOutputStream out = new ByteArrayOutputStream((int) Math.max(64, bytes.size() / 2));
     try (GZIPOutputStream gz = new GZIPOutputStream(out, 64 * 1024)) {
       bytes.writeAllTo(gz);
@@ -48,17 +59,18 @@ final class ParquetCodecs implements CompressionCodecFactory {
   }
 
   /**
-   * One writer's page arrays, reused page after page: parquet copies a page's compressed bytes (a
-   * data page into its column chunk, a dictionary page by {@code BytesInput.copy}) before it asks
-   * for the next page, so one input and one output array serve them all. Before, every page was
-   * copied out of parquet's slabs into a new array, compressed into another of the bound's size,
-   * and copied once more to the exact size. The compressed bytes are the same: ParquetCodecsTest
-   * compares them with {@code Snappy.compress} and {@code Zstd.compress}.
+   * Page arrays reused page after page: parquet copies a page's compressed bytes (a data page into
+   * its column chunk, a dictionary page by {@code BytesInput.copy}) before it asks for the next
+   * page, so one input and one output array serve them all. Before, every page was copied out of
+   * parquet's slabs into a new array, compressed into another of the bound's size, and copied once
+   * more to the exact size. The compressed bytes are the same: ParquetCodecsTest compares them with
+   * {@code Snappy.compress} and {@code Zstd.compress}.
    */
   static final class PageBuffers {
     private byte[] in = new byte[0];
     private byte[] out = new byte[0];
     private int length;
+    private int written;
 
     /** The page's bytes into {@code in}; their count in {@code length}. */
     private void read(BytesInput bytes) throws IOException {
@@ -97,6 +109,39 @@ final class ParquetCodecs implements CompressionCodecFactory {
       byte[] dst = out(Snappy.maxCompressedLength(length));
       int n = Snappy.compress(in, 0, length, dst, 0);
       return BytesInput.from(dst, 0, n);
+    }
+
+    /**
+     * A gzip member into the reused output array. zlib's output does not depend on how its input
+     * and output are cut into buffers, so a smaller stream buffer gives the same bytes.
+     */
+    BytesInput gzip(BytesInput bytes) throws IOException {
+      written = 0;
+      OutputStream sink =
+          new OutputStream() {
+            @Override
+            public void write(int b) {
+              room(1);
+              out[written++] = (byte) b;
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) {
+              room(len);
+              System.arraycopy(b, off, out, written, len);
+              written += len;
+            }
+          };
+      try (GZIPOutputStream gz = new GZIPOutputStream(sink, 8 * 1024)) {
+        bytes.writeAllTo(gz);
+      }
+      return BytesInput.from(out, 0, written);
+    }
+
+    private void room(int more) {
+      if (out.length - written < more) {
+        out = Arrays.copyOf(out, Math.max(written + more, Math.max(64 * 1024, 2 * out.length)));
+      }
     }
 
     BytesInput zstd(BytesInput bytes) throws IOException {

@@ -342,15 +342,19 @@ public final class ParquetEncoder implements Encoder {
   }
 
   private void write(RowWriteSupport support, List<Row> rows, OutputStream out) throws IOException {
-    try (ParquetWriter<Row> writer =
+    Builder builder =
         new Builder(new StreamOutputFile(out), support)
             .withConf(new PlainParquetConfiguration())
             .withCodecFactory(ParquetCodecs.INSTANCE)
             .withCompressionCodec(codec(compression))
             .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
             .withRowGroupSize(ROW_GROUP_BYTES)
-            .withDictionaryEncoding(true)
-            .build()) {
+            .withDictionaryEncoding(true);
+    // Parquet would build these columns' dictionaries only to drop them (DistinctColumns).
+    for (String column : new DistinctColumns().of(support.schema.plan(), rows)) {
+      builder.withDictionaryEncoding(column, false);
+    }
+    try (ParquetWriter<Row> writer = builder.build()) {
       for (Row row : rows) {
         writer.write(row);
       }

@@ -22,6 +22,7 @@ class ParquetCodecsTest {
     Random random = new Random(seed);
     ParquetCodecs.PageBuffers zstd = new ParquetCodecs.PageBuffers();
     ParquetCodecs.PageBuffers snappy = new ParquetCodecs.PageBuffers();
+    ParquetCodecs.PageBuffers gzip = new ParquetCodecs.PageBuffers();
     for (int page = 0; page < 300; page++) {
       byte[] bytes = page(random);
       // Parquet hands a page over as slabs; the split must not matter.
@@ -32,6 +33,7 @@ class ParquetCodecsTest {
 
       byte[] z = zstd.zstd(slabs).toByteArray();
       byte[] s = snappy.snappy(slabs).toByteArray();
+      byte[] g = gzip.gzip(slabs).toByteArray();
 
       assertThat(z)
           .as("zstd, page %d of %d bytes", page, bytes.length)
@@ -39,6 +41,9 @@ class ParquetCodecsTest {
       assertThat(s)
           .as("snappy, page %d of %d bytes", page, bytes.length)
           .isEqualTo(Snappy.compress(bytes));
+      assertThat(g)
+          .as("gzip, page %d of %d bytes", page, bytes.length)
+          .isEqualTo(ParquetCodecs.gzipOnce(BytesInput.from(bytes)).toByteArray());
     }
   }
 
