@@ -24,6 +24,9 @@ import java.util.List;
  * as before. One instance per batch: not thread-safe.
  */
 final class DistinctColumns {
+  /** The most cells looked at, so that a batch of any shape costs at most 4 MB here. */
+  static final long MAX_CELLS = 1_000_000;
+
   private long[] table = new long[0];
   private int size;
 
@@ -31,7 +34,8 @@ final class DistinctColumns {
   List<String> of(ColumnPlan plan, List<Row> rows) {
     List<ColumnPlan.Column> columns = plan.columns();
     List<String> distinct = new ArrayList<>();
-    if (columns.isEmpty() || rows.isEmpty()) {
+    if (columns.isEmpty() || rows.isEmpty() || (long) rows.size() * columns.size() > MAX_CELLS) {
+      // Past a million cells (4 MB of references: a wide, sparse batch) parquet-mr decides alone.
       return distinct;
     }
     int width = columns.size();
@@ -57,7 +61,7 @@ final class DistinctColumns {
           all = add(hash(type, f));
         }
       }
-      if (all) {
+      if (all && size > 0) { // a column with no value here is left to parquet-mr
         distinct.add(columns.get(c).name());
       }
     }
