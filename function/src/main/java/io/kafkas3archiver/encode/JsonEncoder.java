@@ -51,14 +51,15 @@ public final class JsonEncoder implements Encoder {
         }
         if (includeKafkaMetadata) {
           writeEnvelope(gen, record, scan);
-        } else if (scan.scan(record.value())
-            && !scan.spansLines()
-            && scan.start() == 0
-            && scan.end() == record.value().length) {
-          // The usual value: single-line JSON written as received, with no Payload per value.
-          gen.writeRawValue(raw.use(record.value()));
         } else {
-          writeValue(gen, Payload.classify(scan, record.value()));
+          byte[] value = record.value();
+          boolean valid = scan.scan(value);
+          if (valid && Payload.asReceived(scan, value)) {
+            // The usual value: single-line JSON written as received, with no Payload per value.
+            gen.writeRawValue(raw.use(value));
+          } else {
+            writeValue(gen, Payload.classify(scan, value, valid));
+          }
         }
         if (!array) {
           gen.writeRaw('\n');

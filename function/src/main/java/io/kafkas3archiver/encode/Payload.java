@@ -33,7 +33,12 @@ public sealed interface Payload {
    * unsure of, Jackson decides, as before.
    */
   static Payload classify(JsonValueScan scan, byte[] bytes) {
-    if (scan.scan(bytes)) {
+    return classify(scan, bytes, scan.scan(bytes));
+  }
+
+  /** As above, for bytes {@code scan} has just read: {@code valid} is what it answered. */
+  static Payload classify(JsonValueScan scan, byte[] bytes, boolean valid) {
+    if (valid) {
       int start = scan.start();
       int end = scan.end();
       if (!scan.spansLines()) {
@@ -47,6 +52,14 @@ public sealed interface Payload {
       }
     }
     return classifyWithJackson(io.kafkas3archiver.encode.Json.FACTORY, bytes);
+  }
+
+  /**
+   * Whether a value {@code scan} has just found valid is single-line JSON to embed as received, the
+   * bytes themselves (what {@link #classify} then holds in {@link Json}).
+   */
+  static boolean asReceived(JsonValueScan scan, byte[] bytes) {
+    return !scan.spansLines() && scan.start() == 0 && scan.end() == bytes.length;
   }
 
   /**
