@@ -1,7 +1,6 @@
 package io.kafkas3archiver.encode;
 
 import com.github.luben.zstd.Zstd;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.Arrays;
@@ -48,15 +47,6 @@ final class ParquetCodecs implements CompressionCodecFactory {
 
   @Override
   public void release() {}
-
-  /** The one-shot gzip of a page, as pages were compressed before PageBuffers: tests compare. */
-  static BytesInput gzipOnce(BytesInput bytes) throws IOException {
-    ByteArrayOutputStream out = new ByteArrayOutputStream((int) Math.max(64, bytes.size() / 2));
-    try (GZIPOutputStream gz = new GZIPOutputStream(out, 64 * 1024)) {
-      bytes.writeAllTo(gz);
-    }
-    return BytesInput.from(out.toByteArray());
-  }
 
   /**
    * Page arrays reused page after page: parquet copies a page's compressed bytes (a data page into
