@@ -158,14 +158,14 @@ public final class Bench {
       }
       if (sections.contains("lambda-compare")) {
         Path beforeJar = Path.of(System.getProperty("bench.beforeJar", ""));
-        if (!Files.isRegularFile(beforeJar)) {
-          throw new IllegalStateException(
-              "lambda-compare needs -Dbench.beforeJar=<an earlier build's shaded jar>, for example"
-                  + " from a worktree of the earlier commit: mvnw -pl function -DskipTests"
-                  + " package, then function/target/kafka-s3-archiver.jar");
-        }
         Forks beforeForks =
-            new Forks(beforeJar, Files.createDirectories(work.resolve("before-jar")), s3);
+            otherJar(
+                beforeJar,
+                "lambda-compare needs -Dbench.beforeJar=<an earlier build's shaded jar>, for"
+                    + " example from a worktree of the earlier commit: mvnw -pl function"
+                    + " -DskipTests package, then function/target/kafka-s3-archiver.jar",
+                work.resolve("before-jar"),
+                s3);
         LambdaCompare.run(
             OUT,
             beforeForks,
@@ -189,14 +189,14 @@ public final class Bench {
             Path.of(
                 System.getProperty(
                     "bench.icebergJar", "function/iceberg/target/kafka-s3-archiver-iceberg.jar"));
-        if (!Files.isRegularFile(icebergJar)) {
-          throw new IllegalStateException(
-              icebergJar
-                  + " is missing: build both jars first (mvnw -pl function,function/iceberg"
-                  + " install -DskipTests)");
-        }
         Forks icebergForks =
-            new Forks(icebergJar, Files.createDirectories(work.resolve("iceberg-jar")), s3);
+            otherJar(
+                icebergJar,
+                icebergJar
+                    + " is missing: build both jars first (mvnw -pl function,function/iceberg"
+                    + " install -DskipTests)",
+                work.resolve("iceberg-jar"),
+                s3);
         JarColdStart.run(
             OUT,
             forks,
@@ -216,6 +216,15 @@ public final class Bench {
     if (heapFloorBytes < 0) {
       throw new IllegalStateException("a capped-heap run failed at every size");
     }
+  }
+
+  /** Forks of another shaded jar than the benchmark's, in a folder of their own. */
+  private static Forks otherJar(Path jar, String missing, Path folder, S3ProxyServer s3)
+      throws IOException {
+    if (!Files.isRegularFile(jar)) {
+      throw new IllegalStateException(missing);
+    }
+    return new Forks(jar, Files.createDirectories(folder), s3);
   }
 
   /** {@code bench.lambdaMemory}: the function memory sizes (MB) the lambda sections fork for. */

@@ -15,7 +15,7 @@ import java.util.Map;
  * gives a function of that memory size), so the rows show what users pay for rather than what C2 in
  * the benchmark's own JVM makes of the same code.
  */
-final class LambdaBench {
+public final class LambdaBench {
   private static final double MB = 1_000_000.0;
   private static final int WARMUPS = 5;
 
@@ -25,7 +25,7 @@ final class LambdaBench {
    * Lambda's Java runtime starts the JVM with {@code -XX:MaxHeapSize} at 85% of the function's
    * memory (222823k at 256 MB, 445645k at 512 MB); SerialGC and C1 are its defaults since java17.
    */
-  static List<String> flags(int memoryMb) {
+  public static List<String> flags(int memoryMb) {
     return List.of(
         "-XX:+TieredCompilation",
         "-XX:TieredStopAtLevel=1",

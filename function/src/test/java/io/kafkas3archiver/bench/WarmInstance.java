@@ -12,11 +12,11 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The parent's side of one warm forked JVM ({@code bench/driver/Warm}): sends a command, waits for
- * its {@code BENCH} reply. Anything else the fork prints (the handler's own log lines) is read and
- * dropped, so the pipe never fills.
+ * The parent's side of one warm forked JVM ({@code bench/driver/Warm}, or the iceberg module's
+ * {@code IcebergWarm}): sends a command, waits for its {@code BENCH} reply. Anything else the fork
+ * prints (the handler's own log lines) is read and dropped, so the pipe never fills.
  */
-final class WarmInstance implements AutoCloseable {
+public final class WarmInstance implements AutoCloseable {
   /** One invocation as the fork measured it. */
   record Call(double ms, long allocatedBytes, long gcMs) {}
 
@@ -25,7 +25,7 @@ final class WarmInstance implements AutoCloseable {
   private final BufferedReader replies;
   private final Writer commands;
 
-  WarmInstance(Process process, Path stderr) {
+  public WarmInstance(Process process, Path stderr) {
     this.process = process;
     this.stderr = stderr;
     this.replies =
@@ -35,20 +35,34 @@ final class WarmInstance implements AutoCloseable {
 
   /** {@code run} (one invocation) or {@code floor}. */
   Call call(String command) throws IOException {
+    String[] f = reply(command).split(" ");
+    return new Call(
+        Double.parseDouble(value(f[0])), Long.parseLong(value(f[1])), Long.parseLong(value(f[2])));
+  }
+
+  /** Sends {@code command} and returns the fork's {@code BENCH} reply, without that word. */
+  public String reply(String command) throws IOException {
     commands.write(command + "\n");
     commands.flush();
     String line;
+    java.util.ArrayDeque<String> other = new java.util.ArrayDeque<>();
     while ((line = replies.readLine()) != null) {
       if (line.startsWith("BENCH ")) {
-        String[] f = line.substring(6).split(" ");
-        return new Call(
-            Double.parseDouble(value(f[0])),
-            Long.parseLong(value(f[1])),
-            Long.parseLong(value(f[2])));
+        return line.substring(6);
       }
+      // The JVM's own messages (a bad flag, JFR) among the handler's: the last few go in the error.
+      if (other.size() == 20) {
+        other.removeFirst();
+      }
+      other.addLast(line);
     }
     throw new IllegalStateException(
-        "the warm fork ended before answering '" + command + "':\n" + tail());
+        "the warm fork ended before answering '"
+            + command
+            + "':\n"
+            + String.join("\n", other)
+            + "\n"
+            + tail());
   }
 
   private static String value(String field) {

@@ -1,18 +1,15 @@
 package io.kafkas3archiver.iceberg;
 
+import io.kafkas3archiver.bench.LambdaBench;
 import io.kafkas3archiver.bench.TelemetryBatch;
+import io.kafkas3archiver.bench.WarmInstance;
 import io.kafkas3archiver.testing.S3ProxyServer;
-import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStreamWriter;
 import java.io.PrintStream;
-import java.io.Writer;
 import java.net.URISyntaxException;
 import java.net.URL;
 import java.net.URLClassLoader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -21,7 +18,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Issue 29's Iceberg target, measured as Lambda runs: the file-format benchmark's batch (10,000
@@ -36,15 +32,6 @@ final class IcebergLambdaBench {
   private static final double TARGET = 1.3;
 
   private IcebergLambdaBench() {}
-
-  /** Lambda's Java runtime flags for a function of this memory size (docs/performance.md). */
-  static List<String> flags(int memoryMb) {
-    return List.of(
-        "-XX:+TieredCompilation",
-        "-XX:TieredStopAtLevel=1",
-        "-XX:+UseSerialGC",
-        "-Xmx" + Math.round(memoryMb * 1024 * 0.85) + "k");
-  }
 
   /** One invocation as its fork measured it. */
   record Call(double ms, double cpuMs, long allocatedBytes, long gcMs, long commitMs) {}
@@ -94,10 +81,18 @@ final class IcebergLambdaBench {
         Map<String, String> filesEnv = filesEnv(files, "parquet-" + memory);
         try (Fork iceberg =
                 Fork.start(
-                    work, "iceberg-" + memory + "-" + table, event, icebergEnv, flags(memory));
+                    work,
+                    "iceberg-" + memory + "-" + table,
+                    event,
+                    icebergEnv,
+                    LambdaBench.flags(memory));
             Fork parquet =
                 Fork.start(
-                    work, "parquet-" + memory + "-" + table, event, filesEnv, flags(memory))) {
+                    work,
+                    "parquet-" + memory + "-" + table,
+                    event,
+                    filesEnv,
+                    LambdaBench.flags(memory))) {
           table++;
           Call firstIceberg = iceberg.call(round);
           Call firstParquet = parquet.call(round++);
@@ -220,18 +215,10 @@ final class IcebergLambdaBench {
 
   /** The parent's side of one forked {@link IcebergWarm}. */
   static final class Fork implements AutoCloseable {
-    private final Process process;
-    private final Path stderr;
-    private final BufferedReader replies;
-    private final Writer commands;
+    private final WarmInstance fork;
 
     private Fork(Process process, Path stderr) {
-      this.process = process;
-      this.stderr = stderr;
-      this.replies =
-          new BufferedReader(
-              new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-      this.commands = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+      this.fork = new WarmInstance(process, stderr);
     }
 
     static Fork start(
@@ -275,12 +262,7 @@ final class IcebergLambdaBench {
         return;
       }
       Path file = Files.createDirectories(Path.of(folder).toAbsolutePath()).resolve(name + ".jfr");
-      commands.write("profile " + file + "\n");
-      commands.flush();
-      String line;
-      while ((line = replies.readLine()) != null && !line.equals("BENCH profiling")) {
-        // the handler prints nothing here; anything else is the JVM's
-      }
+      fork.reply("profile " + file);
     }
 
     /**
@@ -309,54 +291,21 @@ final class IcebergLambdaBench {
     }
 
     Call call(int round) throws IOException {
-      commands.write("run " + round + "\n");
-      commands.flush();
-      String line;
-      List<String> other = new ArrayList<>();
-      while ((line = replies.readLine()) != null) {
-        if (!line.startsWith("BENCH ")) {
-          other.add(line); // the JVM's own messages (a bad flag, JFR), kept for the error below
-          continue;
-        }
-        Map<String, String> f = new HashMap<>();
-        for (String kv : line.substring(6).split(" ")) {
-          f.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
-        }
-        return new Call(
-            Double.parseDouble(f.get("ms")),
-            Double.parseDouble(f.get("cpu")),
-            Long.parseLong(f.get("alloc")),
-            Long.parseLong(f.get("gc")),
-            Long.parseLong(f.get("commit")));
+      Map<String, String> f = new HashMap<>();
+      for (String kv : fork.reply("run " + round).split(" ")) {
+        f.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
       }
-      throw new IllegalStateException(
-          "the warm fork ended before answering round "
-              + round
-              + ":\n"
-              + String.join("\n", other.subList(Math.max(0, other.size() - 20), other.size()))
-              + "\n"
-              + tail());
-    }
-
-    private String tail() throws IOException {
-      if (!Files.exists(stderr)) {
-        return "";
-      }
-      List<String> lines = Files.readAllLines(stderr);
-      return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
+      return new Call(
+          Double.parseDouble(f.get("ms")),
+          Double.parseDouble(f.get("cpu")),
+          Long.parseLong(f.get("alloc")),
+          Long.parseLong(f.get("gc")),
+          Long.parseLong(f.get("commit")));
     }
 
     @Override
     public void close() throws IOException, InterruptedException {
-      try {
-        commands.write("quit\n");
-        commands.flush();
-      } catch (IOException alreadyGone) {
-        // the fork ended on its own; waitFor below reaps it
-      }
-      if (!process.waitFor(30, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-      }
+      fork.close();
     }
   }
 }
