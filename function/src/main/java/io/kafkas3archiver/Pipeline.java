@@ -275,14 +275,25 @@ public final class Pipeline implements BatchArchiver {
   /** The bodies of a group's objects; the chain writer names and writes them. */
   private GroupEncoder.Bodies encode(ObjectGroup group, Deadline deadline) throws UploadException {
     try {
-      BodyBuffer buffer = new BodyBuffer(firstChunk(group));
-      CountingOutputStream raw;
+      // A body stored as written gets the buffer itself: json and ndjson values are then shared
+      // into it, not copied (two ranges a record: the value and its separator).
+      boolean asWritten = asWritten();
+      BodyBuffer buffer = new BodyBuffer(firstChunk(group), 2 * group.records().size() + 4);
+      long rawBytes;
       EncodeResult result;
-      // Parquet compresses its column chunks itself; text formats are wrapped whole.
-      try (OutputStream compressed =
-          config.format().compressesItself() ? buffer : config.compression().wrap(buffer)) {
-        raw = new CountingOutputStream(compressed);
-        result = encoder.encode(group.topic(), group.records(), raw, deadline);
+      if (asWritten) {
+        result = encoder.encode(group.topic(), group.records(), buffer, deadline);
+        buffer.close();
+        rawBytes = buffer.size();
+      } else {
+        // Parquet compresses its column chunks itself; text formats are wrapped whole.
+        CountingOutputStream raw;
+        try (OutputStream compressed =
+            config.format().compressesItself() ? buffer : config.compression().wrap(buffer)) {
+          raw = new CountingOutputStream(compressed);
+          result = encoder.encode(group.topic(), group.records(), raw, deadline);
+        }
+        rawBytes = raw.count();
       }
       List<RejectedRecord> rejected = new ArrayList<>(group.rejected());
       rejected.addAll(result.rejected());
@@ -295,7 +306,7 @@ public final class Pipeline implements BatchArchiver {
       // Zero rows: an empty file of the format ("[]", an empty ndjson or csv, a zero-row Parquet
       // file), so a glob over the folder reads in every tool; DuckDB refuses a zero-byte .parquet.
       return new GroupEncoder.Bodies(
-          result, rejected, buffer.toByteArray(), raw.count(), contentType(), errorLines);
+          result, rejected, buffer.toBody(), rawBytes, contentType(), errorLines);
     } catch (IOException e) {
       // Encoding writes to memory; an IOException here is a bug, not a data problem.
       throw new UncheckedIOException(e);
@@ -315,13 +326,17 @@ public final class Pipeline implements BatchArchiver {
   }
 
   /**
-   * The body's expected size when it is stored as written (exact for json and ndjson values, so
-   * that body is never copied); a quarter of it when compressed, since the buffer grows in chunks.
+   * The body's expected size when it is stored as written (a json or ndjson body of values shares
+   * them and allocates no chunk); a quarter of it when compressed, since the buffer grows in
+   * chunks.
    */
   private int firstChunk(ObjectGroup group) {
     long expected = encoder.expectedSize(group.records());
-    boolean asWritten =
-        !config.format().compressesItself() && config.compression() == Compression.NONE;
-    return (int) Math.min(asWritten ? expected : expected / 4, 64L * 1024 * 1024);
+    return (int) Math.min(asWritten() ? expected : expected / 4, 64L * 1024 * 1024);
+  }
+
+  /** Whether the body is stored as the encoder writes it: neither compressed nor Parquet. */
+  private boolean asWritten() {
+    return !config.format().compressesItself() && config.compression() == Compression.NONE;
   }
 }

@@ -4,6 +4,7 @@ import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.decode.KafkaRecord;
 import io.kafkas3archiver.decode.RejectedRecord;
 import io.kafkas3archiver.decode.TopicPartition;
+import io.kafkas3archiver.encode.ObjectBody;
 import io.kafkas3archiver.group.Hours;
 import io.kafkas3archiver.group.ObjectGroup;
 import io.kafkas3archiver.group.ObjectKeyTemplate;
@@ -277,7 +278,7 @@ public final class ChainWriter {
               WrittenObject.Kind.ERROR,
               bodies.errors().size(),
               bodies.errorLines().length,
-              bodies.errorLines(),
+              ObjectBody.of(bodies.errorLines()),
               ERROR_CONTENT_TYPE,
               claim,
               deadline,
@@ -361,7 +362,7 @@ public final class ChainWriter {
                 WrittenObject.Kind.ERROR,
                 0,
                 0,
-                new byte[0],
+                ObjectBody.of(new byte[0]),
                 ERROR_CONTENT_TYPE,
                 claim,
                 deadline,
@@ -412,7 +413,7 @@ public final class ChainWriter {
         WrittenObject.Kind kind,
         int rows,
         long rawBytes,
-        byte[] body,
+        ObjectBody body,
         String contentType,
         Claim claim,
         Deadline deadline,
@@ -426,7 +427,7 @@ public final class ChainWriter {
         return null;
       }
       return new WrittenObject(
-          key, kind, rows, rawBytes, body.length, result.attempts(), result.millis());
+          key, kind, rows, rawBytes, body.length(), result.attempts(), result.millis());
     }
 
     private Claim storedClaim(String key, Deadline deadline) throws UploadException {

@@ -2,6 +2,7 @@ package io.kafkas3archiver.chain;
 
 import io.kafkas3archiver.decode.RejectedRecord;
 import io.kafkas3archiver.encode.EncodeResult;
+import io.kafkas3archiver.encode.ObjectBody;
 import io.kafkas3archiver.group.ObjectGroup;
 import io.kafkas3archiver.remote.Deadline;
 import io.kafkas3archiver.remote.UploadException;
@@ -19,7 +20,7 @@ public interface GroupEncoder {
   record Bodies(
       EncodeResult result,
       List<RejectedRecord> errors,
-      byte[] data,
+      ObjectBody data,
       long rawBytes,
       String dataContentType,
       byte[] errorLines) {}

@@ -3,6 +3,7 @@ package io.kafkas3archiver.encode;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.kafkas3archiver.decode.KafkaRecord;
 import io.kafkas3archiver.decode.SchemaMetadata;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.Arrays;
@@ -33,6 +34,9 @@ public final class JsonEncoder implements Encoder {
 
   @Override
   public EncodeResult encode(List<KafkaRecord> records, OutputStream out) throws IOException {
+    if (!includeKafkaMetadata && out instanceof BodyBuffer body) {
+      return encodeByReference(records, body);
+    }
     int rows = 0;
     int tombstones = 0;
     JsonValueScan scan = new JsonValueScan();
@@ -69,6 +73,56 @@ public final class JsonEncoder implements Encoder {
       if (array) {
         gen.writeRaw("\n]\n");
       }
+    }
+    return new EncodeResult(rows, tombstones, List.of());
+  }
+
+  private static final byte[] OPEN = {'['};
+  private static final byte[] FIRST = {'\n'};
+  private static final byte[] NEXT = {',', '\n'};
+  private static final byte[] CLOSE = {'\n', ']', '\n'};
+  private static final byte[] LINE_END = {'\n'};
+
+  /**
+   * Values-only rows into an uncompressed body: the same bytes as {@link #encode(List,
+   * OutputStream)} writes through a generator, but each value written as received is the record's
+   * own array and each separator a constant, so the body copies nothing. A value written otherwise
+   * (text, binary, JSON made single-line) goes through a generator into an array of its own.
+   */
+  private EncodeResult encodeByReference(List<KafkaRecord> records, BodyBuffer body)
+      throws IOException {
+    int rows = 0;
+    int tombstones = 0;
+    JsonValueScan scan = new JsonValueScan();
+    if (array) {
+      body.share(OPEN);
+    }
+    for (KafkaRecord record : records) {
+      if (record.isTombstone()) {
+        tombstones++;
+        continue;
+      }
+      if (array) {
+        body.share(rows == 0 ? FIRST : NEXT);
+      }
+      byte[] value = record.value();
+      boolean valid = scan.scan(value);
+      if (valid && Payload.asReceived(scan, value)) {
+        body.share(value);
+      } else {
+        ByteArrayOutputStream own = new ByteArrayOutputStream(value.length + 16);
+        try (JsonGenerator gen = Json.generator(own)) {
+          writeValue(gen, Payload.classify(scan, value, valid));
+        }
+        body.share(own.toByteArray());
+      }
+      if (!array) {
+        body.share(LINE_END);
+      }
+      rows++;
+    }
+    if (array) {
+      body.share(CLOSE);
     }
     return new EncodeResult(rows, tombstones, List.of());
   }

@@ -1,5 +1,6 @@
 package io.kafkas3archiver.upload;
 
+import io.kafkas3archiver.encode.ObjectBody;
 import io.kafkas3archiver.remote.Deadline;
 import io.kafkas3archiver.remote.UploadException;
 import java.util.Map;
@@ -21,6 +22,20 @@ public interface ObjectStore {
   PutResult putIfAbsent(
       String key, byte[] body, String contentType, Map<String, String> metadata, Deadline deadline)
       throws UploadException;
+
+  /**
+   * As above, for a body made of ranges. The default joins them into one array (test doubles); the
+   * S3 store sends the ranges as they are.
+   */
+  default PutResult putIfAbsent(
+      String key,
+      ObjectBody body,
+      String contentType,
+      Map<String, String> metadata,
+      Deadline deadline)
+      throws UploadException {
+    return putIfAbsent(key, body.toByteArray(), contentType, metadata, deadline);
+  }
 
   /** The user metadata of the object at {@code key}, or empty when there is none. */
   Optional<Map<String, String>> metadata(String key, Deadline deadline) throws UploadException;

@@ -1,6 +1,7 @@
 package io.kafkas3archiver.upload;
 
 import io.kafkas3archiver.config.ArchiverConfig;
+import io.kafkas3archiver.encode.ObjectBody;
 import io.kafkas3archiver.remote.Deadline;
 import io.kafkas3archiver.remote.ErrorType;
 import io.kafkas3archiver.remote.UploadException;
@@ -16,7 +17,6 @@ import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.http.ContentStreamProvider;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.ChecksumAlgorithm;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
@@ -110,7 +110,7 @@ public final class S3ObjectStore implements ObjectStore {
   @Override
   public PutResult put(String key, byte[] body, String contentType, Deadline deadline)
       throws UploadException {
-    return write(key, body, contentType, null, deadline);
+    return write(key, ObjectBody.of(body), contentType, null, deadline);
   }
 
   /**
@@ -122,6 +122,17 @@ public final class S3ObjectStore implements ObjectStore {
   @Override
   public PutResult putIfAbsent(
       String key, byte[] body, String contentType, Map<String, String> metadata, Deadline deadline)
+      throws UploadException {
+    return write(key, ObjectBody.of(body), contentType, metadata, deadline);
+  }
+
+  @Override
+  public PutResult putIfAbsent(
+      String key,
+      ObjectBody body,
+      String contentType,
+      Map<String, String> metadata,
+      Deadline deadline)
       throws UploadException {
     return write(key, body, contentType, metadata, deadline);
   }
@@ -208,7 +219,7 @@ public final class S3ObjectStore implements ObjectStore {
   }
 
   private PutResult write(
-      String key, byte[] body, String contentType, Map<String, String> claim, Deadline deadline)
+      String key, ObjectBody body, String contentType, Map<String, String> claim, Deadline deadline)
       throws UploadException {
     long started = System.nanoTime();
     String md5 = contentMd5(body);
@@ -226,7 +237,7 @@ public final class S3ObjectStore implements ObjectStore {
       }
       try {
         PutObjectRequest request =
-            request(key, body.length, md5, contentType, Math.min(budget, MAX_ATTEMPT_MILLIS));
+            request(key, body.length(), md5, contentType, Math.min(budget, MAX_ATTEMPT_MILLIS));
         if (metadata != null) {
           // S3 checks the body against the checksum and keeps it as the object's own.
           request =
@@ -239,9 +250,8 @@ public final class S3ObjectStore implements ObjectStore {
         }
         s3.putObject(
             request,
-            // fromBytes would copy the whole object once more; the pipeline never changes it.
-            RequestBody.fromContentProvider(
-                ContentStreamProvider.fromByteArrayUnsafe(body), body.length, contentType));
+            // The body's own ranges, never copied into one array (fromBytes would copy it again).
+            RequestBody.fromContentProvider(body::newStream, body.length(), contentType));
         return new PutResult(attempt, (System.nanoTime() - started) / 1_000_000, true);
       } catch (SdkException e) {
         if (metadata != null && e instanceof S3Exception s && s.statusCode() == 412) {
@@ -363,8 +373,14 @@ public final class S3ObjectStore implements ObjectStore {
    * the client's checksum or payload-signing settings are.
    */
   static String contentMd5(byte[] body) {
+    return contentMd5(ObjectBody.of(body));
+  }
+
+  static String contentMd5(ObjectBody body) {
     try {
-      return Base64.getEncoder().encodeToString(MessageDigest.getInstance("MD5").digest(body));
+      MessageDigest md5 = MessageDigest.getInstance("MD5");
+      body.forEachRange(md5::update);
+      return Base64.getEncoder().encodeToString(md5.digest());
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every JVM has MD5", e);
     }
@@ -372,8 +388,13 @@ public final class S3ObjectStore implements ObjectStore {
 
   /** CRC32C of {@code body}, base64 of its four big-endian bytes (S3's checksum encoding). */
   public static String crc32c(byte[] body) {
+    return crc32c(ObjectBody.of(body));
+  }
+
+  /** As above, over a body's ranges. */
+  public static String crc32c(ObjectBody body) {
     java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
-    crc.update(body);
+    body.forEachRange(crc::update);
     long v = crc.getValue();
     byte[] b = {(byte) (v >>> 24), (byte) (v >>> 16), (byte) (v >>> 8), (byte) v};
     return Base64.getEncoder().encodeToString(b);
