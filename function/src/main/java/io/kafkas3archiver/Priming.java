@@ -6,6 +6,7 @@ import io.kafkas3archiver.decode.Invocation;
 import io.kafkas3archiver.encode.Compression;
 import io.kafkas3archiver.encode.Encoder;
 import io.kafkas3archiver.encode.Format;
+import io.kafkas3archiver.encode.ObjectBody;
 import io.kafkas3archiver.remote.Deadline;
 import io.kafkas3archiver.upload.ObjectStore;
 import java.io.ByteArrayInputStream;
@@ -121,6 +122,15 @@ final class Priming implements Resource {
     @Override
     public PutResult putIfAbsent(
         String key, byte[] body, String type, Map<String, String> metadata, Deadline deadline) {
+      return new PutResult(1, 0);
+    }
+
+    /**
+     * Forgotten as they are: joining the ranges would only warm a copy the S3 store never makes.
+     */
+    @Override
+    public PutResult putIfAbsent(
+        String key, ObjectBody body, String type, Map<String, String> metadata, Deadline deadline) {
       return new PutResult(1, 0);
     }
 

@@ -14,6 +14,16 @@ public interface ObjectStore {
       throws UploadException;
 
   /**
+   * As above, for a body made of ranges. The default joins them into one array (test doubles); the
+   * S3 store sends the ranges as they are. A store that wraps another overrides this and the
+   * conditional one below, or every body is copied once more on its way through.
+   */
+  default PutResult put(String key, ObjectBody body, String contentType, Deadline deadline)
+      throws UploadException {
+    return put(key, body.toByteArray(), contentType, deadline);
+  }
+
+  /**
    * Writes the object only if no object has that key ({@code If-None-Match: *}), with {@code
    * metadata} as its user metadata. A key that exists is not an error: the result says {@code
    * created=false} and nothing was written. There is no unconditional fallback: exactly-once rests

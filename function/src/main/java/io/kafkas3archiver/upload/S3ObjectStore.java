@@ -113,6 +113,12 @@ public final class S3ObjectStore implements ObjectStore {
     return write(key, ObjectBody.of(body), contentType, null, deadline);
   }
 
+  @Override
+  public PutResult put(String key, ObjectBody body, String contentType, Deadline deadline)
+      throws UploadException {
+    return write(key, body, contentType, null, deadline);
+  }
+
   /**
    * PutObject with {@code If-None-Match: *}. A 412 (the key exists) is an answer, not a failure. A
    * 409 (ConditionalRequestConflict: a concurrent write to the key) is retried, and the retry then

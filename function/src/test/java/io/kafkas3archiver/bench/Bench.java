@@ -550,7 +550,7 @@ public final class Bench {
       // objects of the round before. A conditional PUT costs the same request.
       UnconditionalStore store =
           (key, body, type, deadline) -> {
-            objectBytes[index] += body.length;
+            objectBytes[index] += body.length();
             puts[index]++;
             return s3Store.put(key, body, type, deadline);
           };

@@ -2,6 +2,7 @@ package io.kafkas3archiver.bench;
 
 import io.kafkas3archiver.ArchiverHandler;
 import io.kafkas3archiver.config.ArchiverConfig;
+import io.kafkas3archiver.encode.ObjectBody;
 import io.kafkas3archiver.remote.Deadline;
 import io.kafkas3archiver.remote.UploadException;
 import io.kafkas3archiver.testing.KafkaEvents;
@@ -58,6 +59,16 @@ final class Requests {
     @Override
     public PutResult putIfAbsent(
         String key, byte[] body, String type, Map<String, String> metadata, Deadline deadline)
+        throws UploadException {
+      puts++;
+      PutResult r = delegate.putIfAbsent(key, body, type, metadata, deadline);
+      refused += r.created() ? 0 : 1;
+      return r;
+    }
+
+    @Override
+    public PutResult putIfAbsent(
+        String key, ObjectBody body, String type, Map<String, String> metadata, Deadline deadline)
         throws UploadException {
       puts++;
       PutResult r = delegate.putIfAbsent(key, body, type, metadata, deadline);

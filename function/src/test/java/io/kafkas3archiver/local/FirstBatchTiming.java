@@ -51,7 +51,7 @@ public final class FirstBatchTiming {
             try {
               Path file = target.resolve(key);
               Files.createDirectories(file.getParent());
-              Files.write(file, body);
+              Files.write(file, body.toByteArray());
             } catch (IOException e) {
               throw new UncheckedIOException(e);
             }

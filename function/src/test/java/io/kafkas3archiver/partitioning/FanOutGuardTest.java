@@ -55,7 +55,7 @@ class FanOutGuardTest {
     Map<String, byte[]> stored = new HashMap<>();
     UnconditionalStore store =
         (key, body, type, deadline) -> {
-          assertThat(stored.put(key, body)).as("overwrote " + key).isNull();
+          assertThat(stored.put(key, body.toByteArray())).as("overwrote " + key).isNull();
           return new ObjectStore.PutResult(1, 0);
         };
     ArchiverConfig config =

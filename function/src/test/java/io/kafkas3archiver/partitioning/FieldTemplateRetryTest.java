@@ -39,7 +39,7 @@ class FieldTemplateRetryTest {
     Map<String, byte[]> stored = new TreeMap<>();
     UnconditionalStore store =
         (key, body, type, deadline) -> {
-          stored.put(key, body);
+          stored.put(key, body.toByteArray());
           return new ObjectStore.PutResult(1, 0);
         };
     ArchiverConfig config =

@@ -138,6 +138,21 @@ public final class ColdStart {
       return delegate.putIfAbsent(key, body, contentType, metadata, deadline);
     }
 
+    /** The ranges go on as they are (an earlier build's jar never calls this one). */
+    @Override
+    public PutResult putIfAbsent(
+        String key,
+        io.kafkas3archiver.encode.ObjectBody body,
+        String contentType,
+        java.util.Map<String, String> metadata,
+        io.kafkas3archiver.remote.Deadline deadline)
+        throws io.kafkas3archiver.remote.UploadException {
+      if (delegate == null) {
+        delegate = store(config, client);
+      }
+      return delegate.putIfAbsent(key, body, contentType, metadata, deadline);
+    }
+
     @Override
     public java.util.Optional<java.util.Map<String, String>> metadata(
         String key, io.kafkas3archiver.remote.Deadline deadline)
