@@ -55,6 +55,7 @@ public final class ParquetEncoder implements Encoder {
   private final boolean includeKafkaMetadata;
   private final SchemaCatalog registry;
   private final SchemaSource schemas;
+  private final boolean forecast;
 
   ParquetEncoder(Compression compression, boolean includeKafkaMetadata) {
     this(compression, includeKafkaMetadata, SchemaCatalog.none(), SchemaSource.inMemory());
@@ -70,10 +71,24 @@ public final class ParquetEncoder implements Encoder {
       boolean includeKafkaMetadata,
       SchemaCatalog registry,
       SchemaSource schemas) {
+    this(compression, includeKafkaMetadata, registry, schemas, true);
+  }
+
+  /**
+   * {@code forecast} false leaves every column's dictionary to parquet-mr ({@link PlainColumns}):
+   * the test that the forecast changes no byte compares the two.
+   */
+  ParquetEncoder(
+      Compression compression,
+      boolean includeKafkaMetadata,
+      SchemaCatalog registry,
+      SchemaSource schemas,
+      boolean forecast) {
     this.compression = compression;
     this.includeKafkaMetadata = includeKafkaMetadata;
     this.registry = registry;
     this.schemas = schemas;
+    this.forecast = forecast;
     prime();
   }
 
@@ -350,9 +365,11 @@ public final class ParquetEncoder implements Encoder {
             .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
             .withRowGroupSize(ROW_GROUP_BYTES)
             .withDictionaryEncoding(true);
-    // Parquet would build these columns' dictionaries only to drop them (DistinctColumns).
-    for (String column : new DistinctColumns().of(support.schema.plan(), rows)) {
-      builder.withDictionaryEncoding(column, false);
+    // Parquet would build these columns' dictionaries only to drop them (PlainColumns).
+    if (forecast) {
+      for (String column : new PlainColumns().of(support.schema.plan(), rows)) {
+        builder.withDictionaryEncoding(column, false);
+      }
     }
     try (ParquetWriter<Row> writer = builder.build()) {
       for (Row row : rows) {
