@@ -3,7 +3,6 @@ package io.kafkas3archiver.encode;
 import io.kafkas3archiver.encode.TabularBatch.Field;
 import io.kafkas3archiver.encode.TabularBatch.Row;
 import io.kafkas3archiver.schema.ColumnType;
-import io.kafkas3archiver.schema.NumberText;
 import io.kafkas3archiver.schema.TopicSchema;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -130,13 +129,13 @@ final class ColumnPlan {
         case STRING -> strings++;
         case NESTED -> nested++;
         case NUMBER -> {
-          if (ColumnType.fitsBigint(f.text())) {
+          if (f.fitsBigint()) {
             bigints++;
             // An integer within 2^53 is exact as a double too.
-            if (Math.abs(Long.parseLong(f.text())) <= (1L << 53)) {
+            if (Math.abs(f.longValue()) <= (1L << 53)) {
               doubles++;
             }
-          } else if (NumberText.isExactDouble(f.text())) {
+          } else if (f.isExactDouble()) {
             doubles++;
           }
         }
@@ -241,8 +240,8 @@ final class ColumnPlan {
       case BOOLEAN -> type == ColumnType.BOOLEAN;
       case NUMBER ->
           switch (type) {
-            case BIGINT -> ColumnType.fitsBigint(value.text());
-            case DOUBLE -> NumberText.isExactDouble(value.text());
+            case BIGINT -> value.fitsBigint();
+            case DOUBLE -> value.isExactDouble();
             case DECIMAL -> ParquetSchema.fitsDecimal(value.text());
             case BOOLEAN, STRING, JSON -> false;
           };

@@ -9,7 +9,6 @@ import io.kafkas3archiver.remote.Deadline;
 import io.kafkas3archiver.remote.UploadException;
 import io.kafkas3archiver.schema.DeclaredSchema;
 import io.kafkas3archiver.schema.FieldType;
-import io.kafkas3archiver.schema.NumberText;
 import io.kafkas3archiver.schema.RegistrySchema;
 import io.kafkas3archiver.schema.SchemaCatalog;
 import io.kafkas3archiver.schema.SchemaSource;
@@ -266,10 +265,8 @@ public final class ParquetEncoder implements Encoder {
         // As a Parquet reader prints the stored value, which is what the restore rebuilds from.
         cells.add(
             switch (columns.get(c).type()) {
-              case BIGINT ->
-                  new TabularValue.Cell(name, Long.toString(Long.parseLong(f.text())), true);
-              case DOUBLE ->
-                  new TabularValue.Cell(name, Double.toString(NumberText.toDouble(f.text())), true);
+              case BIGINT -> new TabularValue.Cell(name, Long.toString(f.longValue()), true);
+              case DOUBLE -> new TabularValue.Cell(name, Double.toString(f.doubleValue()), true);
               case DECIMAL ->
                   new TabularValue.Cell(
                       name, TabularValue.decimalText(new java.math.BigDecimal(f.text())), true);
@@ -489,8 +486,8 @@ public final class ParquetEncoder implements Encoder {
           String name = columns.get(c).name();
           consumer.startField(name, index);
           switch (columns.get(c).type()) {
-            case BIGINT -> consumer.addLong(Long.parseLong(value.text()));
-            case DOUBLE -> consumer.addDouble(NumberText.toDouble(value.text()));
+            case BIGINT -> consumer.addLong(value.longValue());
+            case DOUBLE -> consumer.addDouble(value.doubleValue());
             case BOOLEAN -> consumer.addBoolean(value.text().equals("true"));
             case DECIMAL -> consumer.addBinary(ParquetSchema.decimal(value.text()));
             case STRING, JSON ->

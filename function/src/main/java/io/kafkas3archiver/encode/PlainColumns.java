@@ -3,7 +3,6 @@ package io.kafkas3archiver.encode;
 import io.kafkas3archiver.encode.TabularBatch.Field;
 import io.kafkas3archiver.encode.TabularBatch.Row;
 import io.kafkas3archiver.schema.ColumnType;
-import io.kafkas3archiver.schema.NumberText;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -87,11 +86,11 @@ final class PlainColumns {
         int length;
         switch (type) {
           case BIGINT -> {
-            h = mix(Long.parseLong(f.text()));
+            h = mix(f.longValue());
             length = -8;
           }
           case DOUBLE -> {
-            h = mix(Double.doubleToLongBits(NumberText.toDouble(f.text())));
+            h = mix(Double.doubleToLongBits(f.doubleValue()));
             length = -8;
           }
           case DECIMAL -> {

@@ -7,6 +7,8 @@ import com.fasterxml.jackson.core.JsonToken;
 import io.kafkas3archiver.decode.KafkaRecord;
 import io.kafkas3archiver.decode.ParseProblem;
 import io.kafkas3archiver.decode.RejectedRecord;
+import io.kafkas3archiver.schema.ColumnType;
+import io.kafkas3archiver.schema.NumberText;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -90,6 +92,32 @@ record TabularBatch(
         text = new String(source, offset, length, StandardCharsets.UTF_8);
       }
       return text;
+    }
+
+    /** Whether a number's text is an integer a BIGINT holds; from the bytes when it has them. */
+    boolean fitsBigint() {
+      return source != null
+          ? ColumnType.fitsBigint(source, offset, length)
+          : ColumnType.fitsBigint(text);
+    }
+
+    /** A number's long, for one that {@link #fitsBigint}. */
+    long longValue() {
+      return source != null ? NumberText.parseLong(source, offset, length) : Long.parseLong(text);
+    }
+
+    /** Whether a number's text is exact as a double ({@link NumberText#isExactDouble}). */
+    boolean isExactDouble() {
+      return source != null
+          ? NumberText.isExactDouble(source, offset, length)
+          : NumberText.isExactDouble(text);
+    }
+
+    /** A number's nearest double ({@link NumberText#toDouble}). */
+    double doubleValue() {
+      return source != null
+          ? NumberText.toDouble(source, offset, length)
+          : NumberText.toDouble(text);
     }
 
     /** Whether {@link #utf8Source} holds the text's UTF-8 bytes. */

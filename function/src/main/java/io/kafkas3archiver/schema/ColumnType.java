@@ -48,13 +48,21 @@ public enum ColumnType {
 
   /** Whether a JSON number's text is an integer that a BIGINT holds exactly. */
   public static boolean fitsBigint(String text) {
-    int n = text.length();
-    int start = n > 0 && text.charAt(0) == '-' ? 1 : 0;
+    return fitsBigint(text, null, 0, text.length());
+  }
+
+  /** {@link #fitsBigint(String)} of the ASCII text {@code b[offset, offset + n)}. */
+  public static boolean fitsBigint(byte[] b, int offset, int n) {
+    return fitsBigint(null, b, offset, n);
+  }
+
+  private static boolean fitsBigint(String text, byte[] b, int offset, int n) {
+    int start = n > 0 && NumberText.at(text, b, offset, 0) == '-' ? 1 : 0;
     if (start == n || n - start > 19) {
       return false;
     }
     for (int i = start; i < n; i++) {
-      char c = text.charAt(i);
+      char c = NumberText.at(text, b, offset, i);
       if (c < '0' || c > '9') {
         return false;
       }
@@ -63,7 +71,7 @@ public enum ColumnType {
       return true;
     }
     try {
-      Long.parseLong(text);
+      Long.parseLong(text != null ? text : NumberText.latin1(b, offset, n));
       return true;
     } catch (NumberFormatException e) {
       return false;

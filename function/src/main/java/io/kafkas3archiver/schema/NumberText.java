@@ -66,9 +66,18 @@ public final class NumberText {
    * beyond ±400, or text that is not a JSON number.
    */
   public static long decompose(String text) {
-    int n = text.length();
+    return decompose(text, null, 0, text.length());
+  }
+
+  /** {@link #decompose(String)} of the ASCII text {@code b[offset, offset + n)}. */
+  public static long decompose(byte[] b, int offset, int n) {
+    return decompose(null, b, offset, n);
+  }
+
+  /** The text is {@code text} or, when that is null, the bytes: one scan for both. */
+  private static long decompose(String text, byte[] b, int offset, int n) {
     int i = 0;
-    boolean negative = n > 0 && text.charAt(0) == '-';
+    boolean negative = n > 0 && at(text, b, offset, 0) == '-';
     if (negative) {
       i++;
     }
@@ -78,7 +87,7 @@ public final class NumberText {
     int fraction = 0;
     int start = i;
     for (; i < n; i++) {
-      char c = text.charAt(i);
+      char c = at(text, b, offset, i);
       if (c < '0' || c > '9') {
         break;
       }
@@ -93,13 +102,13 @@ public final class NumberText {
         zeros = 0;
       }
     }
-    if (i == start || (i - start > 1 && text.charAt(start) == '0')) {
+    if (i == start || (i - start > 1 && at(text, b, offset, start) == '0')) {
       return NOT_SIMPLE;
     }
-    if (i < n && text.charAt(i) == '.') {
+    if (i < n && at(text, b, offset, i) == '.') {
       int from = ++i;
       for (; i < n; i++) {
-        char c = text.charAt(i);
+        char c = at(text, b, offset, i);
         if (c < '0' || c > '9') {
           break;
         }
@@ -120,15 +129,15 @@ public final class NumberText {
       }
     }
     int exponent = 0;
-    if (i < n && (text.charAt(i) == 'e' || text.charAt(i) == 'E')) {
+    if (i < n && (at(text, b, offset, i) == 'e' || at(text, b, offset, i) == 'E')) {
       i++;
-      boolean negativeExponent = i < n && text.charAt(i) == '-';
-      if (i < n && (text.charAt(i) == '-' || text.charAt(i) == '+')) {
+      boolean negativeExponent = i < n && at(text, b, offset, i) == '-';
+      if (i < n && (at(text, b, offset, i) == '-' || at(text, b, offset, i) == '+')) {
         i++;
       }
       int from = i;
       for (; i < n; i++) {
-        char c = text.charAt(i);
+        char c = at(text, b, offset, i);
         if (c < '0' || c > '9' || i - from >= 6) {
           break;
         }
@@ -147,6 +156,11 @@ public final class NumberText {
       return NOT_SIMPLE;
     }
     return (negative ? 1L << 62 : 0) | (power + POWER_BIAS) << MANTISSA_BITS | m;
+  }
+
+  /** The {@code i}th character of the text or of the bytes (a byte past ASCII is no digit). */
+  static char at(String text, byte[] b, int offset, int i) {
+    return text != null ? text.charAt(i) : (char) (b[offset + i] & 0xff);
   }
 
   public static long mantissa(long decomposed) {
@@ -177,31 +191,67 @@ public final class NumberText {
 
   /** Whether {@link ColumnType#exactDouble} holds the text. */
   public static boolean isExactDouble(String text) {
-    long d = decompose(text);
-    if (d != NOT_SIMPLE) {
-      long m = mantissa(d);
-      if (m == 0) {
-        return true;
-      }
-      int exponent = digits(m) - 1 + power(d);
-      if (exponent >= MIN_EXPONENT && exponent <= MAX_EXPONENT) {
-        return true;
-      }
+    return simplyExact(decompose(text)) || ColumnType.exactDouble(text) != null;
+  }
+
+  /** {@link #isExactDouble(String)} of the ASCII text {@code b[offset, offset + n)}. */
+  public static boolean isExactDouble(byte[] b, int offset, int n) {
+    return simplyExact(decompose(b, offset, n))
+        || ColumnType.exactDouble(latin1(b, offset, n)) != null;
+  }
+
+  /** Whether a decomposed number is exact as a double without asking the slow way. */
+  private static boolean simplyExact(long d) {
+    if (d == NOT_SIMPLE) {
+      return false;
     }
-    return ColumnType.exactDouble(text) != null;
+    long m = mantissa(d);
+    if (m == 0) {
+      return true;
+    }
+    int exponent = digits(m) - 1 + power(d);
+    return exponent >= MIN_EXPONENT && exponent <= MAX_EXPONENT;
   }
 
   /** {@link Double#parseDouble} of a JSON number's text. */
   public static double toDouble(String text) {
     long d = decompose(text);
-    if (d != NOT_SIMPLE) {
-      double m = mantissa(d);
-      int p = power(d);
-      if (p >= -22 && p <= 22) {
-        double v = p >= 0 ? m * POWERS_OF_TEN[p] : m / POWERS_OF_TEN[-p];
-        return negative(d) ? -v : v;
-      }
+    return simplyConverted(d) ? simply(d) : Double.parseDouble(text);
+  }
+
+  /** {@link #toDouble(String)} of the ASCII text {@code b[offset, offset + n)}. */
+  public static double toDouble(byte[] b, int offset, int n) {
+    long d = decompose(b, offset, n);
+    return simplyConverted(d) ? simply(d) : Double.parseDouble(latin1(b, offset, n));
+  }
+
+  /** Whether the double is one correctly rounded operation on the mantissa and a power of ten. */
+  private static boolean simplyConverted(long d) {
+    return d != NOT_SIMPLE && power(d) >= -22 && power(d) <= 22;
+  }
+
+  private static double simply(long d) {
+    double m = mantissa(d);
+    int p = power(d);
+    double v = p >= 0 ? m * POWERS_OF_TEN[p] : m / POWERS_OF_TEN[-p];
+    return negative(d) ? -v : v;
+  }
+
+  /**
+   * A long from the text of an integer that {@link ColumnType#fitsBigint} accepted, without a
+   * String: digits accumulated negatively, so that {@link Long#MIN_VALUE} fits too.
+   */
+  public static long parseLong(byte[] b, int offset, int n) {
+    boolean negative = b[offset] == '-';
+    long v = 0;
+    for (int i = negative ? 1 : 0; i < n; i++) {
+      v = v * 10 - (b[offset + i] - '0');
     }
-    return Double.parseDouble(text);
+    return negative ? v : -v;
+  }
+
+  /** The slow way's text, for a number of more digits than {@link #decompose} keeps. */
+  static String latin1(byte[] b, int offset, int n) {
+    return new String(b, offset, n, java.nio.charset.StandardCharsets.ISO_8859_1);
   }
 }

@@ -2,6 +2,7 @@ package io.kafkas3archiver.schema;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -56,7 +57,50 @@ public class NumberTextTest {
       assertThat(Double.doubleToRawLongBits(NumberText.toDouble(t)))
           .as(t)
           .isEqualTo(Double.doubleToRawLongBits(Double.parseDouble(t)));
+      // The same text read from the middle of a value's bytes, as a field keeps it.
+      byte[] b = ("[" + t + ",").getBytes(StandardCharsets.US_ASCII);
+      assertThat(NumberText.decompose(b, 1, t.length())).as(t).isEqualTo(NumberText.decompose(t));
+      assertThat(NumberText.isExactDouble(b, 1, t.length())).as(t).isEqualTo(exact);
+      assertThat(Double.doubleToRawLongBits(NumberText.toDouble(b, 1, t.length())))
+          .as(t)
+          .isEqualTo(Double.doubleToRawLongBits(Double.parseDouble(t)));
+      boolean fits = ColumnType.fitsBigint(t);
+      assertThat(ColumnType.fitsBigint(b, 1, t.length())).as(t).isEqualTo(fits);
+      if (fits) {
+        assertThat(NumberText.parseLong(b, 1, t.length())).as(t).isEqualTo(Long.parseLong(t));
+      }
     }
+  }
+
+  @Test
+  void shouldReadTheIntegersAtALongsEdgesFromBytes() {
+    for (String t :
+        List.of(
+            "9223372036854775807",
+            "-9223372036854775808",
+            "9223372036854775808",
+            "-9223372036854775809",
+            "-0",
+            "0",
+            "1234567890123456789",
+            "99999999999999999999",
+            "12a",
+            "-",
+            "")) {
+      byte[] b = (" " + t + " ").getBytes(StandardCharsets.US_ASCII);
+      boolean fits = ColumnType.fitsBigint(t);
+      assertThat(ColumnType.fitsBigint(b, 1, t.length())).as(t).isEqualTo(fits);
+      if (fits) {
+        assertThat(NumberText.parseLong(b, 1, t.length())).as(t).isEqualTo(Long.parseLong(t));
+      }
+    }
+    assertThat(ColumnType.fitsBigint("-9223372036854775808")).isTrue();
+    assertThat(ColumnType.fitsBigint("9223372036854775808")).isFalse();
+    // A byte past ASCII is no digit (a String would have had a character there).
+    byte[] e = {'1', (byte) 0xc3, (byte) 0xa9};
+    assertThat(ColumnType.fitsBigint(e, 0, 3)).isFalse();
+    assertThat(NumberText.decompose(e, 0, 3)).isEqualTo(NumberText.NOT_SIMPLE);
+    assertThat(NumberText.isExactDouble(e, 0, 3)).isFalse();
   }
 
   @Test
