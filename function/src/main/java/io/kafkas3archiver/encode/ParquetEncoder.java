@@ -23,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.bytes.ByteBufferAllocator;
 import org.apache.parquet.conf.ParquetConfiguration;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetFileWriter;
@@ -55,6 +56,7 @@ public final class ParquetEncoder implements Encoder {
   private final SchemaCatalog registry;
   private final SchemaSource schemas;
   private final boolean forecast;
+  private final ByteBufferAllocator allocator;
 
   ParquetEncoder(Compression compression, boolean includeKafkaMetadata) {
     this(compression, includeKafkaMetadata, SchemaCatalog.none(), SchemaSource.inMemory());
@@ -70,24 +72,27 @@ public final class ParquetEncoder implements Encoder {
       boolean includeKafkaMetadata,
       SchemaCatalog registry,
       SchemaSource schemas) {
-    this(compression, includeKafkaMetadata, registry, schemas, true);
+    this(compression, includeKafkaMetadata, registry, schemas, true, null);
   }
 
   /**
-   * {@code forecast} false leaves every column's dictionary to parquet-mr ({@link PlainColumns}):
-   * the test that the forecast changes no byte compares the two.
+   * {@code forecast} false leaves every column's dictionary to parquet-mr ({@link PlainColumns});
+   * {@code allocator} null lends parquet-mr the thread's {@link PagePool}, another allocator is
+   * used as it is. The tests that these change no byte compare them with parquet-mr alone.
    */
   ParquetEncoder(
       Compression compression,
       boolean includeKafkaMetadata,
       SchemaCatalog registry,
       SchemaSource schemas,
-      boolean forecast) {
+      boolean forecast,
+      ByteBufferAllocator allocator) {
     this.compression = compression;
     this.includeKafkaMetadata = includeKafkaMetadata;
     this.registry = registry;
     this.schemas = schemas;
     this.forecast = forecast;
+    this.allocator = allocator;
     prime();
   }
 
@@ -361,7 +366,8 @@ public final class ParquetEncoder implements Encoder {
             .withCompressionCodec(codec(compression))
             .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
             .withRowGroupSize(ROW_GROUP_BYTES)
-            .withDictionaryEncoding(true);
+            .withDictionaryEncoding(true)
+            .withAllocator(allocator != null ? allocator : PagePool.ofThisThread());
     // Parquet would build these columns' dictionaries only to drop them (PlainColumns).
     if (forecast) {
       for (String column : new PlainColumns().of(support.schema.plan(), rows)) {
@@ -371,6 +377,10 @@ public final class ParquetEncoder implements Encoder {
     try (ParquetWriter<Row> writer = builder.build()) {
       for (Row row : rows) {
         writer.write(row);
+      }
+    } finally {
+      if (allocator == null) {
+        PagePool.ofThisThread().fileDone();
       }
     }
   }

@@ -134,31 +134,7 @@ class PlainColumnsTest {
     int nearlyDistinct = 0;
     for (int batch = 0; batch < 60; batch++) {
       int n = 1 + random.nextInt(batch < 20 ? 40 : 3_000);
-      // Per column: the share of its values that are its own, the rest drawn from a few.
-      double[] share = new double[5];
-      for (int c = 0; c < share.length; c++) {
-        share[c] = random.nextInt(4) == 0 ? 1.0 : random.nextDouble();
-      }
-      int few = 1 + n / (1 + random.nextInt(20));
-      String[] values = new String[n];
-      for (int r = 0; r < n; r++) {
-        StringBuilder v = new StringBuilder("{\"id\":").append(r);
-        for (int c = 0; c < share.length; c++) {
-          if (random.nextInt(20) == 0) {
-            continue; // absent
-          }
-          int pick = random.nextDouble() < share[c] ? few + r : random.nextInt(few);
-          v.append(",\"c").append(c).append("\":");
-          switch (c) {
-            case 0 -> v.append(random.nextInt(30) == 0 ? "null" : Integer.toString(pick * 7));
-            case 1 -> v.append(pick).append('.').append(pick % 10 + 1);
-            case 2 -> v.append("\"s").append(Integer.toHexString(pick * 31)).append('"');
-            case 3 -> v.append("{\"k\":").append(pick).append('}');
-            default -> v.append("\"caf\u00e9-").append(pick % 97).append('"');
-          }
-        }
-        values[r] = v.append('}').toString();
-      }
+      String[] values = randomValues(random, n, 0);
       List<KafkaRecord> records = Records.ofValues(values);
       TabularBatch read = TabularBatch.read(records, "parquet", false);
       ColumnPlan plan = ColumnPlan.of(inferred(read));
@@ -200,6 +176,41 @@ class PlainColumnsTest {
     assertThat(nearlyDistinct).as("batches with a nearly distinct plain column").isGreaterThan(5);
   }
 
+  /**
+   * {@code n} random values of six fields: an id, and five columns (bigint, double, string, json,
+   * non-ASCII string) that each run from few values to all distinct, with nulls, absent fields,
+   * repeats and runs; {@code padding} characters more in the string column make pages long.
+   */
+  static String[] randomValues(Random random, int n, int padding) {
+    // Per column: the share of its values that are its own, the rest drawn from a few.
+    double[] share = new double[5];
+    for (int c = 0; c < share.length; c++) {
+      share[c] = random.nextInt(4) == 0 ? 1.0 : random.nextDouble();
+    }
+    int few = 1 + n / (1 + random.nextInt(20));
+    String pad = "p".repeat(padding);
+    String[] values = new String[n];
+    for (int r = 0; r < n; r++) {
+      StringBuilder v = new StringBuilder("{\"id\":").append(r);
+      for (int c = 0; c < share.length; c++) {
+        if (random.nextInt(20) == 0) {
+          continue; // absent
+        }
+        int pick = random.nextDouble() < share[c] ? few + r : random.nextInt(few);
+        v.append(",\"c").append(c).append("\":");
+        switch (c) {
+          case 0 -> v.append(random.nextInt(30) == 0 ? "null" : Integer.toString(pick * 7));
+          case 1 -> v.append(pick).append('.').append(pick % 10 + 1);
+          case 2 -> v.append("\"s").append(Integer.toHexString(pick * 31)).append(pad).append('"');
+          case 3 -> v.append("{\"k\":").append(pick).append('}');
+          default -> v.append("\"caf\u00e9-").append(pick % 97).append('"');
+        }
+      }
+      values[r] = v.append('}').toString();
+    }
+    return values;
+  }
+
   private static TopicSchema inferred(TabularBatch batch) {
     TopicSchema none = TopicSchema.empty("t");
     return none.plus(ColumnPlan.additions(batch, none, 0), List.of());
@@ -222,7 +233,7 @@ class PlainColumnsTest {
   private static byte[] encode(Compression codec, boolean forecast, List<KafkaRecord> records)
       throws IOException {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    new ParquetEncoder(codec, true, SchemaCatalog.none(), SchemaSource.inMemory(), forecast)
+    new ParquetEncoder(codec, true, SchemaCatalog.none(), SchemaSource.inMemory(), forecast, null)
         .encode(records, out);
     return out.toByteArray();
   }
