@@ -14,17 +14,22 @@ import java.util.List;
  * column's first page, keeps it only if the dictionary plus the value ids are smaller than the
  * plain values ({@code DictionaryValuesWriter.isCompressionSatisfying}); otherwise it falls back
  * and re-encodes the page plain. Naming those columns plain from the start writes the same bytes
- * without building the dictionary, its hash map and the second copy of the values (a fifth of a
- * parquet batch's time and about 5 MB, measured on the benchmark's batch, whose {@code odometerKm}
- * and {@code status} columns are nearly, not all, distinct).
+ * without building the dictionary, its hash map and the second copy of the values. All-distinct
+ * columns were the first case (about 4 MB and a fifth of a parquet batch's time on the benchmark's
+ * batch); its nearly distinct {@code odometerKm} and {@code status} columns fell back too, and
+ * their re-encoding was about 6% of the batch's allocation in a JFR profile.
  *
  * <p>The forecast is parquet-mr's own sum, counted here: the dictionary's bytes (8 a distinct long
  * or double, 4 plus the length a distinct string, the width a distinct decimal), the ids (one byte
  * of bit width, then every eight ids bit-packed at the width of the largest id, a header byte every
  * 63 groups) against the plain values (8 a long or double, 4 plus the length a string or decimal).
  * It is exact when the ids are all bit-packed, so a column with a run of eight equal values in a
- * row (which parquet-mr writes as a run, smaller) is left to parquet-mr, as is one whose pages
- * parquet-mr would cut differently (past {@link #MAX_CELLS}, the batch is left to it whole). Values
+ * row (which parquet-mr writes as a run, smaller) is left to parquet-mr, and so is a batch past
+ * {@link #MAX_CELLS}. It judges the whole column, where parquet-mr judges the column's first page,
+ * which ends at 20,000 rows or about a megabyte of plain values. For a column of one page
+ * (PlainColumnsTest's batches) the two agree byte for byte; for a longer column they can differ
+ * when the first page and the rest disagree, and then the forecast names plain only a column that
+ * is smaller plain over all its values: a file as valid, the encoding chosen on more data. Values
  * are told apart by 64-bit hashes of what the column writes (a string's UTF-8 bytes, a long, a
  * double's bits, a decimal's bytes): two values that share a hash count as one, which only makes
  * the dictionary look smaller and leaves the column to parquet-mr. One instance per batch: not
