@@ -2,6 +2,7 @@ package io.kafkas3archiver.encode;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import io.kafkas3archiver.decode.Header;
@@ -40,6 +41,24 @@ public final class Json {
           .build();
 
   private Json() {}
+
+  /**
+   * A parser that reads {@code value} as UTF-8, which it has been checked to be. Jackson's byte
+   * parser guesses the encoding from the first four bytes (JSON's old rule), and a NUL among them
+   * makes it read UTF-16 or UTF-32: {@code "\0\0\0\0} then fails with a {@code
+   * CharConversionException}, not a JSON error. Such a value is read through a UTF-8 reader
+   * instead, so it meets the same JSON errors as any other (a NUL is never valid JSON there).
+   */
+  static JsonParser utf8Parser(byte[] value) throws IOException {
+    for (int i = 0; i < Math.min(4, value.length); i++) {
+      if (value[i] == 0) {
+        return FACTORY.createParser(
+            new java.io.InputStreamReader(
+                new java.io.ByteArrayInputStream(value), java.nio.charset.StandardCharsets.UTF_8));
+      }
+    }
+    return FACTORY.createParser(value);
+  }
 
   static JsonGenerator generator(java.io.OutputStream out) throws IOException {
     JsonGenerator gen = FACTORY.createGenerator(out);

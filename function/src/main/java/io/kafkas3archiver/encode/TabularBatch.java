@@ -218,7 +218,7 @@ record TabularBatch(
     if (!Utf8.isValid(value)) {
       return "not UTF-8 text";
     }
-    try (JsonParser p = Json.FACTORY.createParser(value)) {
+    try (JsonParser p = Json.utf8Parser(value)) {
       // Two fields of one name would leave a column holding one of them and lose the other.
       p.enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
       JsonToken t = p.nextToken();

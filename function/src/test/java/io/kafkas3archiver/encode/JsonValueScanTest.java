@@ -345,7 +345,50 @@ class JsonValueScanTest {
     corpus.add("{\"a\":1}".getBytes(StandardCharsets.UTF_16));
     corpus.add(concat(bytes(0, 0, 0), utf8("{")));
     corpus.add(bytes(0));
+    // NULs among the first four bytes: Jackson's byte parser would guess UTF-16 or UTF-32.
+    corpus.addAll(NUL_STARTS);
     return corpus;
+  }
+
+  private static final List<byte[]> NUL_STARTS =
+      List.of(
+          concat(utf8("\""), bytes(0, 0, 0, 0)),
+          concat(utf8("{"), bytes(0, 0, 0)),
+          concat(utf8("{\"a\""), bytes(0)),
+          concat(utf8("["), bytes(0)),
+          concat(bytes(0), utf8("\"")),
+          concat(utf8("1"), bytes(0, 0), utf8("2")));
+
+  @Test
+  void shouldRejectAValueWithNulsAmongItsFirstBytesAsNotJson() {
+    for (byte[] input : NUL_STARTS) {
+      // Seed 3932289111901 found the first: the reference threw instead of answering, which
+      // would have failed a whole csv or parquet batch for one record.
+      assertThat(TabularBatch.parseWithJackson(input))
+          .as(shown(input))
+          .asString()
+          .startsWith("not JSON: ");
+    }
+    List<io.kafkas3archiver.decode.KafkaRecord> records =
+        io.kafkas3archiver.testing.Records.ofValues("{\"a\":1}", "{\"a\":2}");
+    records =
+        List.of(
+            records.get(0),
+            new io.kafkas3archiver.decode.KafkaRecord(
+                "t",
+                0,
+                5,
+                1783955045000L,
+                "CREATE_TIME",
+                null,
+                NUL_STARTS.get(0),
+                List.of(),
+                null,
+                null),
+            records.get(1));
+    TabularBatch batch = TabularBatch.read(records, "parquet", false);
+    assertThat(batch.rows()).hasSize(2);
+    assertThat(batch.rejected()).singleElement();
   }
 
   @Test
@@ -378,6 +421,9 @@ class JsonValueScanTest {
         check(doc);
       } catch (AssertionError e) {
         throw new AssertionError("seed " + seed + ", case " + n + ": " + e.getMessage(), e);
+      } catch (RuntimeException e) {
+        // Either side throwing, rather than answering, is a failure too: name the input.
+        throw new AssertionError("seed " + seed + ", case " + n + ", " + shown(doc) + ": " + e, e);
       }
       valid += sure - before;
     }
