@@ -7,7 +7,10 @@ import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import io.kafkas3archiver.decode.Header;
 import io.kafkas3archiver.decode.KafkaRecord;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 
 /** The JSON plumbing shared by the encoders and the error object. */
@@ -46,15 +49,16 @@ public final class Json {
    * A parser that reads {@code value} as UTF-8, which it has been checked to be. Jackson's byte
    * parser guesses the encoding from the first four bytes (JSON's old rule), and a NUL among them
    * makes it read UTF-16 or UTF-32: {@code "\0\0\0\0} then fails with a {@code
-   * CharConversionException}, not a JSON error. Such a value is read through a UTF-8 reader
-   * instead, so it meets the same JSON errors as any other (a NUL is never valid JSON there).
+   * CharConversionException}, not a JSON error, and UTF-16 {@code {"a":1}} (valid UTF-8) passes as
+   * JSON. Such a value is read through a UTF-8 reader instead, so it meets the same JSON errors as
+   * any other (a NUL is never valid JSON there). {@link Payload} needs none of this: it takes no
+   * value with a NUL for JSON before parsing.
    */
   static JsonParser utf8Parser(byte[] value) throws IOException {
     for (int i = 0; i < Math.min(4, value.length); i++) {
       if (value[i] == 0) {
         return FACTORY.createParser(
-            new java.io.InputStreamReader(
-                new java.io.ByteArrayInputStream(value), java.nio.charset.StandardCharsets.UTF_8));
+            new InputStreamReader(new ByteArrayInputStream(value), StandardCharsets.UTF_8));
       }
     }
     return FACTORY.createParser(value);
@@ -72,7 +76,7 @@ public final class Json {
     if (bytes == null) {
       gen.writeNullField(name);
     } else if (Utf8.isValid(bytes)) {
-      gen.writeStringField(name, new String(bytes, java.nio.charset.StandardCharsets.UTF_8));
+      gen.writeStringField(name, new String(bytes, StandardCharsets.UTF_8));
     } else {
       gen.writeStringField(name + "_base64", Base64.getEncoder().encodeToString(bytes));
     }

@@ -357,7 +357,10 @@ class JsonValueScanTest {
           concat(utf8("{\"a\""), bytes(0)),
           concat(utf8("["), bytes(0)),
           concat(bytes(0), utf8("\"")),
-          concat(utf8("1"), bytes(0, 0), utf8("2")));
+          concat(utf8("1"), bytes(0, 0), utf8("2")),
+          // Valid UTF-8 (a NUL is), and valid JSON only to a parser that guesses UTF-16 or 32.
+          "{\"a\":1}".getBytes(StandardCharsets.UTF_16LE),
+          "{\"a\":1}".getBytes(java.nio.charset.Charset.forName("UTF-32LE")));
 
   @Test
   void shouldRejectAValueWithNulsAmongItsFirstBytesAsNotJson() {
@@ -368,6 +371,11 @@ class JsonValueScanTest {
           .as(shown(input))
           .asString()
           .startsWith("not JSON: ");
+    }
+    for (byte[] input : NUL_STARTS) {
+      // json and ndjson embed a JSON value as received: one read as UTF-16 would put NULs and
+      // another encoding into the file. Not JSON as UTF-8, it is kept as a string.
+      assertThat(Payload.classify(scan, input)).as(shown(input)).isInstanceOf(Payload.Text.class);
     }
     List<io.kafkas3archiver.decode.KafkaRecord> records =
         io.kafkas3archiver.testing.Records.ofValues("{\"a\":1}", "{\"a\":2}");
