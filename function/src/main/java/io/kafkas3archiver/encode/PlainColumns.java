@@ -20,20 +20,19 @@ import java.util.List;
  * their re-encoding was about 6% of the batch's allocation in a JFR profile.
  *
  * <p>The forecast is parquet-mr's own sum, counted here: the dictionary's bytes (8 a distinct long
- * or double, 4 plus the length a distinct string, the width a distinct decimal), the ids (one byte
- * of bit width, then every eight ids bit-packed at the width of the largest id, a header byte every
- * 63 groups) against the plain values (8 a long or double, 4 plus the length a string or decimal).
- * It is exact when the ids are all bit-packed, so a column with a run of eight equal values in a
- * row (which parquet-mr writes as a run, smaller) is left to parquet-mr, and so is a batch past
- * {@link #MAX_CELLS}. It judges the whole column, where parquet-mr judges the column's first page,
- * which ends at 20,000 rows or about a megabyte of plain values. For a column of one page
- * (PlainColumnsTest's batches) the two agree byte for byte; for a longer column they can differ
- * when the first page and the rest disagree, and then the forecast names plain only a column that
- * is smaller plain over all its values: a file as valid, the encoding chosen on more data. Values
- * are told apart by 64-bit hashes of what the column writes (a string's UTF-8 bytes, a long, a
- * double's bits, a decimal's bytes): two values that share a hash count as one, which only makes
- * the dictionary look smaller and leaves the column to parquet-mr. One instance per batch: not
- * thread-safe.
+ * or double, 4 plus the length a distinct string), the ids (one byte of bit width, then every eight
+ * ids bit-packed at the width of the largest id, a header byte every 63 groups) against the plain
+ * values (8 a long or double, 4 plus the length a string). It is exact when the ids are all
+ * bit-packed, so a column with a run of eight equal values in a row (which parquet-mr writes as a
+ * run, smaller) is left to parquet-mr, and so is a batch past {@link #MAX_CELLS}. It judges the
+ * whole column, where parquet-mr judges the column's first page, which ends at 20,000 rows or about
+ * a megabyte of plain values. For a column of one page (PlainColumnsTest's batches) the two agree
+ * byte for byte; for a longer column they can differ when the first page and the rest disagree, and
+ * then the forecast names plain only a column that is smaller plain over all its values: a file as
+ * valid, the encoding chosen on more data. Values are told apart by 64-bit hashes of what the
+ * column writes (a string's UTF-8 bytes, a long, a double's bits): two values that share a hash
+ * count as one, which only makes the dictionary look smaller and leaves the column to parquet-mr.
+ * One instance per batch: not thread-safe.
  */
 final class PlainColumns {
   /** The most cells looked at, so that a batch of any shape costs at most 4 MB here. */
@@ -68,8 +67,10 @@ final class PlainColumns {
     }
     for (int c = 0; c < columns.size(); c++) {
       ColumnType type = columns.get(c).type();
-      if (type == null || type == ColumnType.BOOLEAN) {
-        continue; // parquet-mr never builds a dictionary for booleans
+      if (type == null || type == ColumnType.BOOLEAN || type == ColumnType.DECIMAL) {
+        // Parquet-mr's v1 writer builds no dictionary for booleans, nor for a decimal's fixed
+        // length bytes (DefaultV1ValuesWriterFactory writes those plain).
+        continue;
       }
       clear(rows.size());
       long values = 0;
@@ -87,42 +88,27 @@ final class PlainColumns {
         if (f == null || f.kind() == TabularBatch.Kind.NULL) {
           continue; // a null has no value in the page, only a definition level
         }
+        // What the value costs plain and in the dictionary, as parquet-mr counts both: a long or
+        // a double 8, a string 4 plus its length.
         long h;
-        int length;
-        switch (type) {
-          case BIGINT -> {
-            h = mix(f.longValue());
-            length = -8;
-          }
-          case DOUBLE -> {
-            h = mix(Double.doubleToLongBits(f.doubleValue()));
-            length = -8;
-          }
-          case DECIMAL -> {
-            byte[] b = ParquetSchema.decimal(f.text()).getBytes();
-            h = bytes(b, 0, b.length);
-            length = b.length;
-          }
-          default -> { // STRING, JSON
-            if (f.hasUtf8()) {
-              h = bytes(f.utf8Source(), f.utf8Offset(), f.utf8Length());
-              length = f.utf8Length();
-            } else {
-              byte[] b = f.text().getBytes(StandardCharsets.UTF_8);
-              h = bytes(b, 0, b.length);
-              length = b.length;
-            }
-          }
+        long cost;
+        if (type == ColumnType.BIGINT) {
+          h = mix(f.longValue());
+          cost = 8;
+        } else if (type == ColumnType.DOUBLE) {
+          h = mix(Double.doubleToLongBits(f.doubleValue()));
+          cost = 8;
+        } else { // STRING, JSON
+          byte[] b = f.hasUtf8() ? f.utf8Source() : f.text().getBytes(StandardCharsets.UTF_8);
+          int from = f.hasUtf8() ? f.utf8Offset() : 0;
+          int length = f.hasUtf8() ? f.utf8Length() : b.length;
+          h = bytes(b, from, length);
+          cost = 4L + length;
         }
-        // A fixed width (negative) costs that in both; a byte array 4 more in both, but a
-        // fixed-length one (a decimal) only its width in the dictionary.
-        long plainCost = length < 0 ? -length : 4L + length;
-        long dictionaryCost =
-            length < 0 ? -length : type == ColumnType.DECIMAL ? length : plainCost;
         if (add(h)) {
-          dictionaryBytes += dictionaryCost;
+          dictionaryBytes += cost;
         }
-        plainBytes += plainCost;
+        plainBytes += cost;
         repeats = values > 0 && h == previous ? repeats + 1 : 1;
         previous = h;
         values++;

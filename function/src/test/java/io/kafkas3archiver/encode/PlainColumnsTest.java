@@ -122,6 +122,43 @@ class PlainColumnsTest {
   }
 
   /**
+   * Why the forecast skips decimals: parquet-mr's v1 writer gives a fixed-length column no
+   * dictionary, even when one would pay (DuckDB reads the footer).
+   */
+  @Test
+  void shouldFindNoDictionaryOnADecimalColumn() throws IOException {
+    String[] values = new String[1_000];
+    for (int i = 0; i < values.length; i++) {
+      values[i] = "{\"n\":" + (i % 3) + ".5,\"s\":\"v" + (i % 3) + "\"}";
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    new ParquetEncoder(
+            Compression.NONE,
+            false,
+            SchemaCatalog.none(),
+            SchemaSource.declaring(
+                SchemaSource.inMemory(),
+                () ->
+                    io.kafkas3archiver.schema.DeclaredSchema.parse(
+                        "{\"n\":\"number\"}", "PARQUET_SCHEMA")))
+        .encode(Records.ofValues(values), out);
+    Path file = dir.resolve("decimal.parquet");
+    Files.write(file, out.toByteArray());
+    Map<String, Map<String, Object>> chunks = new java.util.HashMap<>();
+    for (Map<String, Object> chunk :
+        duck.query(
+            "SELECT path_in_schema, type, dictionary_page_offset FROM parquet_metadata("
+                + DuckDb.literal(file)
+                + ")")) {
+      chunks.put((String) chunk.get("path_in_schema"), chunk);
+    }
+    assertThat(chunks.get("n")).containsEntry("type", "FIXED_LEN_BYTE_ARRAY");
+    assertThat(chunks.get("n").get("dictionary_page_offset")).isNull();
+    // The string column of three values beside it does get one.
+    assertThat(chunks.get("s").get("dictionary_page_offset")).isNotNull();
+  }
+
+  /**
    * The property the forecast rests on: for random batches whose columns run from few values to all
    * distinct, with nulls, absent fields, repeats and runs, the file written with the forecast is
    * the file parquet-mr writes alone, byte for byte, in every codec.
