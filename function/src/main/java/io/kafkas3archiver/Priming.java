@@ -115,19 +115,10 @@ final class Priming implements Resource {
   /** Priming's store: every write succeeds and is forgotten, so no key exists to be met. */
   private static final class KeepsNothing implements ObjectStore {
     @Override
-    public PutResult put(String key, byte[] body, String contentType, Deadline deadline) {
+    public PutResult put(String key, ObjectBody body, String contentType, Deadline deadline) {
       return new PutResult(1, 0);
     }
 
-    @Override
-    public PutResult putIfAbsent(
-        String key, byte[] body, String type, Map<String, String> metadata, Deadline deadline) {
-      return new PutResult(1, 0);
-    }
-
-    /**
-     * Forgotten as they are: joining the ranges would only warm a copy the S3 store never makes.
-     */
     @Override
     public PutResult putIfAbsent(
         String key, ObjectBody body, String type, Map<String, String> metadata, Deadline deadline) {

@@ -9,18 +9,18 @@ import java.util.Optional;
 /** Where objects go. One implementation talks to S3; the seam keeps the pipeline testable. */
 public interface ObjectStore {
 
-  /** Writes the whole object under {@code key}, retrying transient failures until the deadline. */
-  PutResult put(String key, byte[] body, String contentType, Deadline deadline)
+  /**
+   * Writes the whole object under {@code key}, retrying transient failures until the deadline. The
+   * body is the encoder's ranges as they are: a store that needs one array asks {@link
+   * ObjectBody#toByteArray}, so no store, and no store wrapping another, copies a body unseen.
+   */
+  PutResult put(String key, ObjectBody body, String contentType, Deadline deadline)
       throws UploadException;
 
-  /**
-   * As above, for a body made of ranges. The default joins them into one array (test doubles); the
-   * S3 store sends the ranges as they are. A store that wraps another overrides this and the
-   * conditional one below, or every body is copied once more on its way through.
-   */
-  default PutResult put(String key, ObjectBody body, String contentType, Deadline deadline)
+  /** As above, for a body in one array (wrapped, not copied). */
+  default PutResult put(String key, byte[] body, String contentType, Deadline deadline)
       throws UploadException {
-    return put(key, body.toByteArray(), contentType, deadline);
+    return put(key, ObjectBody.of(body), contentType, deadline);
   }
 
   /**
@@ -30,21 +30,18 @@ public interface ObjectStore {
    * on this refusal (see {@code chain.ChainWriter}), so every store must implement it.
    */
   PutResult putIfAbsent(
-      String key, byte[] body, String contentType, Map<String, String> metadata, Deadline deadline)
-      throws UploadException;
-
-  /**
-   * As above, for a body made of ranges. The default joins them into one array (test doubles); the
-   * S3 store sends the ranges as they are.
-   */
-  default PutResult putIfAbsent(
       String key,
       ObjectBody body,
       String contentType,
       Map<String, String> metadata,
       Deadline deadline)
+      throws UploadException;
+
+  /** As above, for a body in one array (wrapped, not copied). */
+  default PutResult putIfAbsent(
+      String key, byte[] body, String contentType, Map<String, String> metadata, Deadline deadline)
       throws UploadException {
-    return putIfAbsent(key, body.toByteArray(), contentType, metadata, deadline);
+    return putIfAbsent(key, ObjectBody.of(body), contentType, metadata, deadline);
   }
 
   /** The user metadata of the object at {@code key}, or empty when there is none. */

@@ -108,12 +108,6 @@ public final class S3ObjectStore implements ObjectStore {
   }
 
   @Override
-  public PutResult put(String key, byte[] body, String contentType, Deadline deadline)
-      throws UploadException {
-    return write(key, ObjectBody.of(body), contentType, null, deadline);
-  }
-
-  @Override
   public PutResult put(String key, ObjectBody body, String contentType, Deadline deadline)
       throws UploadException {
     return write(key, body, contentType, null, deadline);
@@ -125,13 +119,6 @@ public final class S3ObjectStore implements ObjectStore {
    * meets that write as a 412. A retried put can meet its own first attempt, whose response was
    * lost, the same way: the pipeline then finds its own range in the stored metadata.
    */
-  @Override
-  public PutResult putIfAbsent(
-      String key, byte[] body, String contentType, Map<String, String> metadata, Deadline deadline)
-      throws UploadException {
-    return write(key, ObjectBody.of(body), contentType, metadata, deadline);
-  }
-
   @Override
   public PutResult putIfAbsent(
       String key,

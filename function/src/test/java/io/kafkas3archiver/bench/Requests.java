@@ -50,20 +50,10 @@ final class Requests {
     }
 
     @Override
-    public PutResult put(String key, byte[] body, String contentType, Deadline deadline)
+    public PutResult put(String key, ObjectBody body, String contentType, Deadline deadline)
         throws UploadException {
       puts++;
       return delegate.put(key, body, contentType, deadline);
-    }
-
-    @Override
-    public PutResult putIfAbsent(
-        String key, byte[] body, String type, Map<String, String> metadata, Deadline deadline)
-        throws UploadException {
-      puts++;
-      PutResult r = delegate.putIfAbsent(key, body, type, metadata, deadline);
-      refused += r.created() ? 0 : 1;
-      return r;
     }
 
     @Override

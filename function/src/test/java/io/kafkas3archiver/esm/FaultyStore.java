@@ -1,5 +1,6 @@
 package io.kafkas3archiver.esm;
 
+import io.kafkas3archiver.encode.ObjectBody;
 import io.kafkas3archiver.remote.Deadline;
 import io.kafkas3archiver.remote.ErrorType;
 import io.kafkas3archiver.remote.UploadException;
@@ -45,7 +46,7 @@ public final class FaultyStore implements ObjectStore {
   }
 
   @Override
-  public PutResult put(String key, byte[] body, String contentType, Deadline deadline)
+  public PutResult put(String key, ObjectBody body, String contentType, Deadline deadline)
       throws UploadException {
     if (failUploadOf.test(key) && uploadFailuresLeft.getAndDecrement() > 0) {
       injected.incrementAndGet();
@@ -65,7 +66,11 @@ public final class FaultyStore implements ObjectStore {
 
   @Override
   public PutResult putIfAbsent(
-      String key, byte[] body, String contentType, Map<String, String> metadata, Deadline deadline)
+      String key,
+      ObjectBody body,
+      String contentType,
+      Map<String, String> metadata,
+      Deadline deadline)
       throws UploadException {
     if (failUploadOf.test(key) && uploadFailuresLeft.getAndDecrement() > 0) {
       injected.incrementAndGet();

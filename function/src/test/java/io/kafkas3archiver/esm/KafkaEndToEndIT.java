@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kafkas3archiver.ArchiverHandler;
 import io.kafkas3archiver.config.ArchiverConfig;
+import io.kafkas3archiver.encode.ObjectBody;
 import io.kafkas3archiver.esm.ArchivedRows.Row;
 import io.kafkas3archiver.esm.EsmEventWriter.Flavour;
 import io.kafkas3archiver.esm.EventSourceEmulator.Invocation;
@@ -515,7 +516,7 @@ class KafkaEndToEndIT {
   private static ObjectStore ignoringIfNoneMatch(ObjectStore real) {
     return new ObjectStore() {
       @Override
-      public PutResult put(String key, byte[] body, String contentType, Deadline deadline)
+      public PutResult put(String key, ObjectBody body, String contentType, Deadline deadline)
           throws io.kafkas3archiver.remote.UploadException {
         return real.put(key, body, contentType, deadline);
       }
@@ -523,13 +524,13 @@ class KafkaEndToEndIT {
       @Override
       public PutResult putIfAbsent(
           String key,
-          byte[] body,
+          ObjectBody body,
           String contentType,
           Map<String, String> metadata,
           Deadline deadline) {
         s3.putObject(
             b -> b.bucket(BUCKET).key(key).contentType(contentType).metadata(metadata),
-            RequestBody.fromBytes(body));
+            RequestBody.fromBytes(body.toByteArray()));
         return new PutResult(1, 0, true);
       }
 
@@ -558,7 +559,7 @@ class KafkaEndToEndIT {
   private static ObjectStore slow(ObjectStore real, Duration delay) {
     return new ObjectStore() {
       @Override
-      public PutResult put(String key, byte[] body, String contentType, Deadline deadline)
+      public PutResult put(String key, ObjectBody body, String contentType, Deadline deadline)
           throws io.kafkas3archiver.remote.UploadException {
         pause(delay);
         return real.put(key, body, contentType, deadline);
@@ -567,7 +568,7 @@ class KafkaEndToEndIT {
       @Override
       public PutResult putIfAbsent(
           String key,
-          byte[] body,
+          ObjectBody body,
           String contentType,
           Map<String, String> metadata,
           Deadline deadline)

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kafkas3archiver.ArchiverHandler;
 import io.kafkas3archiver.config.ArchiverConfig;
+import io.kafkas3archiver.encode.ObjectBody;
 import io.kafkas3archiver.remote.Deadline;
 import io.kafkas3archiver.testing.EventBuilder;
 import io.kafkas3archiver.upload.ObjectStore;
@@ -34,18 +35,22 @@ class DeferredRestartTest {
     final Map<String, Map<String, String>> metadata = new TreeMap<>();
 
     @Override
-    public PutResult put(String key, byte[] body, String contentType, Deadline deadline) {
-      bodies.put(key, body);
+    public PutResult put(String key, ObjectBody body, String contentType, Deadline deadline) {
+      bodies.put(key, body.toByteArray());
       return new PutResult(1, 0);
     }
 
     @Override
     public PutResult putIfAbsent(
-        String key, byte[] body, String contentType, Map<String, String> meta, Deadline deadline) {
+        String key,
+        ObjectBody body,
+        String contentType,
+        Map<String, String> meta,
+        Deadline deadline) {
       if (bodies.containsKey(key)) {
         return new PutResult(1, 0, false);
       }
-      bodies.put(key, body);
+      bodies.put(key, body.toByteArray());
       metadata.put(key, Map.copyOf(meta));
       return new PutResult(1, 0, true);
     }

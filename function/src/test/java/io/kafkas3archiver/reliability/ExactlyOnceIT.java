@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kafkas3archiver.ArchiverHandler;
 import io.kafkas3archiver.config.ArchiverConfig;
+import io.kafkas3archiver.encode.ObjectBody;
 import io.kafkas3archiver.remote.Deadline;
 import io.kafkas3archiver.remote.UploadException;
 import io.kafkas3archiver.testing.DuckDb;
@@ -143,7 +144,7 @@ class ExactlyOnceIT {
     }
 
     @Override
-    public PutResult put(String key, byte[] body, String contentType, Deadline deadline)
+    public PutResult put(String key, ObjectBody body, String contentType, Deadline deadline)
         throws UploadException {
       crashIfDue();
       return delegate.put(key, body, contentType, deadline);
@@ -152,7 +153,7 @@ class ExactlyOnceIT {
     @Override
     public PutResult putIfAbsent(
         String key,
-        byte[] body,
+        ObjectBody body,
         String contentType,
         Map<String, String> metadata,
         Deadline deadline)

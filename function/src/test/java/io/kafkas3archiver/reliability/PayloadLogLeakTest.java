@@ -9,6 +9,7 @@ import io.kafkas3archiver.ArchiverHandler;
 import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.decode.BadEventException;
 import io.kafkas3archiver.encode.Format;
+import io.kafkas3archiver.encode.ObjectBody;
 import io.kafkas3archiver.reliability.CorpusTest.Case;
 import io.kafkas3archiver.reliability.CorpusTest.MemoryStore;
 import io.kafkas3archiver.remote.Deadline;
@@ -675,7 +676,7 @@ class PayloadLogLeakTest {
   /** Remembers every key the pipeline asks the store for, whatever the answer. */
   private record KeysAsked(ObjectStore store, List<String> keys) implements ObjectStore {
     @Override
-    public PutResult put(String key, byte[] body, String contentType, Deadline deadline)
+    public PutResult put(String key, ObjectBody body, String contentType, Deadline deadline)
         throws UploadException {
       keys.add(key);
       return store.put(key, body, contentType, deadline);
@@ -683,7 +684,7 @@ class PayloadLogLeakTest {
 
     @Override
     public PutResult putIfAbsent(
-        String key, byte[] body, String type, Map<String, String> metadata, Deadline deadline)
+        String key, ObjectBody body, String type, Map<String, String> metadata, Deadline deadline)
         throws UploadException {
       keys.add(key);
       return store.putIfAbsent(key, body, type, metadata, deadline);

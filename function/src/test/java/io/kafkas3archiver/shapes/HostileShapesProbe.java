@@ -4,6 +4,7 @@ import io.kafkas3archiver.Pipeline;
 import io.kafkas3archiver.config.ArchiverConfig;
 import io.kafkas3archiver.decode.EventDecoder;
 import io.kafkas3archiver.decode.Invocation;
+import io.kafkas3archiver.encode.ObjectBody;
 import io.kafkas3archiver.remote.Deadline;
 import io.kafkas3archiver.report.BatchOutcome;
 import io.kafkas3archiver.report.WrittenObject;
@@ -105,13 +106,13 @@ public final class HostileShapesProbe {
   /** Counts what would be uploaded, and keeps none of it. */
   private static final class CountingStore implements ObjectStore {
     @Override
-    public PutResult put(String key, byte[] body, String contentType, Deadline deadline) {
+    public PutResult put(String key, ObjectBody body, String contentType, Deadline deadline) {
       return new PutResult(1, 0);
     }
 
     @Override
     public PutResult putIfAbsent(
-        String key, byte[] body, String type, java.util.Map<String, String> m, Deadline d) {
+        String key, ObjectBody body, String type, java.util.Map<String, String> m, Deadline d) {
       return new PutResult(1, 0);
     }
 

@@ -1,5 +1,6 @@
 package io.kafkas3archiver.testing;
 
+import io.kafkas3archiver.encode.ObjectBody;
 import io.kafkas3archiver.remote.Deadline;
 import io.kafkas3archiver.remote.UploadException;
 import io.kafkas3archiver.upload.ObjectStore;
@@ -19,22 +20,22 @@ public class MemoryStore implements ObjectStore {
   protected void fail(String key) throws UploadException {}
 
   @Override
-  public synchronized PutResult put(String key, byte[] body, String contentType, Deadline d)
+  public synchronized PutResult put(String key, ObjectBody body, String contentType, Deadline d)
       throws UploadException {
     fail(key);
-    objects.put(key, body);
+    objects.put(key, body.toByteArray());
     return new PutResult(1, 0);
   }
 
   @Override
   public synchronized PutResult putIfAbsent(
-      String key, byte[] body, String contentType, Map<String, String> meta, Deadline d)
+      String key, ObjectBody body, String contentType, Map<String, String> meta, Deadline d)
       throws UploadException {
     fail(key);
     if (objects.containsKey(key)) {
       return new PutResult(1, 0, false);
     }
-    objects.put(key, body);
+    objects.put(key, body.toByteArray());
     metadata.put(key, Map.copyOf(meta));
     return new PutResult(1, 0, true);
   }

@@ -1,5 +1,6 @@
 package io.kafkas3archiver.testing;
 
+import io.kafkas3archiver.encode.ObjectBody;
 import io.kafkas3archiver.remote.Deadline;
 import io.kafkas3archiver.remote.UploadException;
 import io.kafkas3archiver.upload.ObjectStore;
@@ -22,7 +23,7 @@ public final class RecordingStore implements ObjectStore {
   }
 
   @Override
-  public PutResult put(String key, byte[] body, String contentType, Deadline deadline)
+  public PutResult put(String key, ObjectBody body, String contentType, Deadline deadline)
       throws UploadException {
     PutResult result = delegate.put(key, body, contentType, deadline);
     synchronized (keys) {
@@ -33,7 +34,11 @@ public final class RecordingStore implements ObjectStore {
 
   @Override
   public PutResult putIfAbsent(
-      String key, byte[] body, String contentType, Map<String, String> metadata, Deadline deadline)
+      String key,
+      ObjectBody body,
+      String contentType,
+      Map<String, String> metadata,
+      Deadline deadline)
       throws UploadException {
     PutResult result = delegate.putIfAbsent(key, body, contentType, metadata, deadline);
     if (result.created()) {

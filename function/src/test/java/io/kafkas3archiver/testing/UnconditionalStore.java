@@ -20,19 +20,6 @@ public interface UnconditionalStore extends ObjectStore {
   PutResult put(String key, ObjectBody body, String contentType, Deadline d) throws UploadException;
 
   @Override
-  default PutResult put(String key, byte[] body, String contentType, Deadline d)
-      throws UploadException {
-    return put(key, ObjectBody.of(body), contentType, d);
-  }
-
-  @Override
-  default PutResult putIfAbsent(
-      String key, byte[] body, String contentType, Map<String, String> metadata, Deadline d)
-      throws UploadException {
-    return put(key, ObjectBody.of(body), contentType, d);
-  }
-
-  @Override
   default PutResult putIfAbsent(
       String key, ObjectBody body, String contentType, Map<String, String> metadata, Deadline d)
       throws UploadException {

@@ -138,7 +138,20 @@ public final class ColdStart {
       return delegate.putIfAbsent(key, body, contentType, metadata, deadline);
     }
 
-    /** The ranges go on as they are (an earlier build's jar never calls this one). */
+    /** The ranges go on as they are (an earlier build's jar calls only the array methods). */
+    @Override
+    public PutResult put(
+        String key,
+        io.kafkas3archiver.encode.ObjectBody body,
+        String contentType,
+        io.kafkas3archiver.remote.Deadline deadline)
+        throws io.kafkas3archiver.remote.UploadException {
+      if (delegate == null) {
+        delegate = store(config, client);
+      }
+      return delegate.put(key, body, contentType, deadline);
+    }
+
     @Override
     public PutResult putIfAbsent(
         String key,

@@ -182,8 +182,8 @@ public final class Warm {
   }
 
   /**
-   * The in-memory function's store: every body is dropped as it comes, ranges or one array, never
-   * joined (a join would be a copy the S3 store does not make).
+   * The in-memory function's store: every body is dropped as it comes, ranges or one array (the
+   * array methods for an earlier build's jar, whose store has only those).
    */
   private static final class Discard implements ObjectStore {
     @Override
@@ -203,6 +203,12 @@ public final class Warm {
     }
 
     @Override
+    public PutResult putIfAbsent(
+        String key, ObjectBody body, String type, Map<String, String> metadata, Deadline deadline) {
+      return new PutResult(1, 0);
+    }
+
+    @Override
     public Optional<Map<String, String>> metadata(String key, Deadline deadline) {
       return Optional.empty();
     }
@@ -210,10 +216,16 @@ public final class Warm {
 
   /**
    * Conditional puts made plain: the same event archived again would meet its own objects and time
-   * the conflict path. A conditional PUT is the same request. A body of ranges goes on as ranges
-   * (an earlier build's jar, which has no ranges, only ever calls the array methods).
+   * the conflict path. A conditional PUT is the same request. A body of ranges goes on as ranges;
+   * the array methods stay for an earlier build's jar, whose store has only those.
    */
   private record Unconditional(ObjectStore target) implements ObjectStore {
+    @Override
+    public PutResult put(String key, ObjectBody body, String contentType, Deadline deadline)
+        throws UploadException {
+      return target.put(key, body, contentType, deadline);
+    }
+
     @Override
     public PutResult put(String key, byte[] body, String contentType, Deadline deadline)
         throws UploadException {
