@@ -1,6 +1,5 @@
 package io.kafkas3archiver.decode;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.JsonToken;
@@ -8,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
@@ -21,21 +19,21 @@ import java.util.Map;
  * record, so a bad record is rejected on its own (with its raw JSON kept for the error object)
  * instead of failing the whole batch.
  *
- * <p>Records of the usual shape are read straight off the streaming parser, base64 decoded from its
- * buffer, with no tree and no intermediate strings. Any record that is not of that shape (a missing
- * offset, a number where a string belongs, invalid base64, unusual headers...) is cut out of the
- * input by its byte offsets and decoded by the general tree-based path, so the result for it,
- * accepted or rejected and why, is exactly what the tree path decides. Jackson databind is only
- * loaded when such a record turns up.
+ * <p>Records of the usual shape are read straight off the streaming parser, base64 decoded from the
+ * event's bytes ({@link EventParser}), with no tree and no intermediate strings. Any record that is
+ * not of that shape (a missing offset, a number where a string belongs, invalid base64, unusual
+ * headers...) is cut out of the input by its byte offsets and decoded by the general tree-based
+ * path, so the result for it, accepted or rejected and why, is exactly what the tree path decides.
+ * Jackson databind is only loaded when such a record turns up.
  */
 public final class EventDecoder {
-  private final JsonFactory factory;
+  private final EventParser.Factory factory;
   private final boolean fastPath;
   private ObjectMapper mapper;
 
   /** The handler's decoder: no ObjectMapper is built unless an unusual record needs one. */
   public EventDecoder() {
-    this.factory = new JsonFactory();
+    this.factory = new EventParser.Factory();
     this.fastPath = true;
   }
 
@@ -44,7 +42,7 @@ public final class EventDecoder {
   }
 
   private EventDecoder(ObjectMapper mapper, boolean fastPath) {
-    this.factory = mapper.getFactory();
+    this.factory = new EventParser.Factory();
     this.mapper = mapper;
     this.fastPath = fastPath;
   }
@@ -63,7 +61,7 @@ public final class EventDecoder {
 
   public Invocation decode(InputStream in) throws IOException {
     RecordingInput input = new RecordingInput(in);
-    try (JsonParser parser = factory.createParser(input)) {
+    try (EventParser parser = (EventParser) factory.createParser(input)) {
       if (parser.nextToken() != JsonToken.START_OBJECT) {
         throw new BadEventException(
             "the event is not a JSON object; expected a Kafka event source mapping event"
@@ -116,7 +114,7 @@ public final class EventDecoder {
   }
 
   private void readRecordsMap(
-      JsonParser parser,
+      EventParser parser,
       RecordingInput input,
       List<KafkaRecord> records,
       List<RejectedRecord> rejected)
@@ -172,12 +170,12 @@ public final class EventDecoder {
    * the record through the tree path, which has the final word on it.
    */
   private static final class FastPath {
-    private byte[] ascii = new byte[1024];
+    private byte[] headerBytes = new byte[1024];
     private final List<Header> headerScratch = new ArrayList<>();
     private String lastTopic;
     private String lastTimestampType;
 
-    KafkaRecord record(JsonParser p, String mapTopic, Integer mapPartition) throws IOException {
+    KafkaRecord record(EventParser p, String mapTopic, Integer mapPartition) throws IOException {
       String topic = mapTopic;
       Integer partition = mapPartition;
       boolean hasOffset = false;
@@ -230,14 +228,14 @@ public final class EventDecoder {
           case "key" -> {
             if (v == JsonToken.VALUE_NULL) {
               key = null;
-            } else if (v != JsonToken.VALUE_STRING || (key = base64(p)) == null) {
+            } else if (v != JsonToken.VALUE_STRING || (key = p.base64Value()) == null) {
               return null;
             }
           }
           case "value" -> {
             if (v == JsonToken.VALUE_NULL) {
               value = null;
-            } else if (v != JsonToken.VALUE_STRING || (value = base64(p)) == null) {
+            } else if (v != JsonToken.VALUE_STRING || (value = p.base64Value()) == null) {
               return null;
             }
           }
@@ -320,38 +318,8 @@ public final class EventDecoder {
       return p.getText();
     }
 
-    /** Decodes the current string from the parser's buffer; null when it is not valid base64. */
-    private byte[] base64(JsonParser p) throws IOException {
-      int length = p.getTextLength();
-      char[] chars = p.getTextCharacters();
-      int offset = p.getTextOffset();
-      byte[] usual = Base64Text.decodeUsual(chars, offset, length);
-      if (usual != null) {
-        return usual;
-      }
-      if (ascii.length < length) {
-        ascii = new byte[Math.max(length, ascii.length * 2)];
-      }
-      for (int i = 0; i < length; i++) {
-        char c = chars[offset + i];
-        if (c > 0x7f) {
-          return null;
-        }
-        ascii[i] = (byte) c;
-      }
-      try {
-        ByteBuffer decoded = Base64.getDecoder().decode(ByteBuffer.wrap(ascii, 0, length));
-        byte[] array = decoded.array();
-        return decoded.position() == 0 && decoded.limit() == array.length
-            ? array
-            : Arrays.copyOfRange(array, decoded.position(), decoded.limit());
-      } catch (IllegalArgumentException e) {
-        return null;
-      }
-    }
-
     /** {@code [{"name": [bytes...] | "base64" | null}, ...]}, one name per entry; else null. */
-    private List<Header> headers(JsonParser p) throws IOException {
+    private List<Header> headers(EventParser p) throws IOException {
       // Collected in a list reused across records, then copied once into the immutable list the
       // record keeps (KafkaRecord's own copy of an immutable list is the same list).
       List<Header> headers = headerScratch;
@@ -366,7 +334,7 @@ public final class EventDecoder {
         if (v == JsonToken.VALUE_NULL) {
           bytes = null;
         } else if (v == JsonToken.VALUE_STRING) {
-          if ((bytes = base64(p)) == null) {
+          if ((bytes = p.base64Value()) == null) {
             return null;
           }
         } else if (v == JsonToken.START_ARRAY) {
@@ -386,7 +354,7 @@ public final class EventDecoder {
 
     /** A header's bytes written as a JSON array of numbers, gathered in a reused buffer. */
     private byte[] byteArray(JsonParser p) throws IOException {
-      byte[] bytes = ascii;
+      byte[] bytes = headerBytes;
       int n = 0;
       while (p.nextToken() != JsonToken.END_ARRAY) {
         if (p.currentToken() != JsonToken.VALUE_NUMBER_INT
@@ -398,7 +366,7 @@ public final class EventDecoder {
           return null;
         }
         if (n == bytes.length) {
-          bytes = ascii = Arrays.copyOf(bytes, n * 2);
+          bytes = headerBytes = Arrays.copyOf(bytes, n * 2);
         }
         bytes[n++] = (byte) b;
       }

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -346,6 +347,50 @@ class EventDecoderTest {
         .singleElement()
         .extracting(RejectedRecord::rawRecordJson)
         .isEqualTo("{\"topic\":\"t\",\"partition\":0,\"offset\":4321,\"value\":\"bad!\"}");
+    assertThat(describe(fast)).isEqualTo(describe(tree));
+  }
+
+  @Test
+  void shouldDecodeARandomEventReadInPiecesExactlyAsTheTreePathDoes() throws IOException {
+    // Given records of random sizes, some values not in the usual base64 form, and a stream that
+    // hands the parser a few bytes at a time, so values cross its buffer at every position
+    long seed = Long.getLong("eventDecoder.seed", System.nanoTime());
+    System.out.println("EventDecoderTest seed " + seed + " (-DeventDecoder.seed=" + seed + ")");
+    Random random = new Random(seed);
+    String[] unusual = {
+      "e30", "e30=\\n", "\\u0065\\u0033\\u0030\\u003d", "e 30=", "e30==", "\u00e930=", "e3\\/="
+    };
+    StringBuilder event = new StringBuilder("{\"records\":{\"t-0\":[");
+    for (int i = 0; i < 2_000; i++) {
+      byte[] bytes = new byte[random.nextInt(random.nextInt(10) == 0 ? 3_000 : 60)];
+      random.nextBytes(bytes);
+      String value =
+          random.nextInt(20) == 0
+              ? unusual[random.nextInt(unusual.length)]
+              : Base64.getEncoder().encodeToString(bytes);
+      event.append(i == 0 ? "" : ",");
+      event.append("{\"topic\":\"t\",\"partition\":0,\"offset\":").append(i);
+      event.append(",\"key\":\"").append(random.nextBoolean() ? "aw==" : "a w==");
+      event.append("\",\"value\":\"").append(value).append("\"}");
+    }
+    event.append("]}}");
+    byte[] json = event.toString().getBytes(StandardCharsets.UTF_8);
+
+    // When it is decoded by the shipped decoder, in pieces, and by the tree-only reference
+    var fast =
+        (Invocation.KafkaBatch)
+            decoder.decode(
+                new ByteArrayInputStream(json) {
+                  @Override
+                  public synchronized int read(byte[] b, int off, int len) {
+                    return super.read(b, off, Math.min(len, 1 + random.nextInt(700)));
+                  }
+                });
+    var tree =
+        (Invocation.KafkaBatch) EventDecoder.treeOnly().decode(new ByteArrayInputStream(json));
+
+    // Then every record and every rejection is the same
+    assertThat(fast.recordCount()).isEqualTo(2_000);
     assertThat(describe(fast)).isEqualTo(describe(tree));
   }
 }
