@@ -231,9 +231,10 @@ public final class ClaimBuilder {
     if (v < 0) {
       return v == Long.MIN_VALUE ? 20 : 1 + digits(-v);
     }
+    // Compared with powers of ten, not divided: it runs several times a record (JFR: 2% of a
+    // warm ndjson batch with the division), and a long division costs ten times a multiply.
     int n = 1;
-    while (v >= 10) {
-      v /= 10;
+    for (long power = 10; n < 19 && v >= power; power *= 10) {
       n++;
     }
     return n;

@@ -141,4 +141,19 @@ class ClaimBuilderTest {
       }
     }
   }
+
+  @Test
+  void digitsIsTheLengthOfTheDecimalTextAtEveryPowerOfTenAndAtTheEdges() {
+    List<Long> values = new ArrayList<>(List.of(0L, Long.MAX_VALUE, Long.MIN_VALUE));
+    for (long power = 1; power > 0 && power <= Long.MAX_VALUE / 10; power *= 10) {
+      values.addAll(List.of(power - 1, power, power + 1, 10 * power - 1, -power, -power + 1));
+    }
+    Random random = new Random(29);
+    for (int i = 0; i < 10_000; i++) {
+      values.add(random.nextLong() >>> random.nextInt(64));
+    }
+    for (long v : values) {
+      assertThat(ClaimBuilder.digits(v)).as("%d", v).isEqualTo(Long.toString(v).length());
+    }
+  }
 }
