@@ -13,10 +13,18 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.BigIntegerNode;
+import com.fasterxml.jackson.databind.node.IntNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.POJONode;
+import com.fasterxml.jackson.databind.util.RawValue;
 import io.kafkas3archiver.decode.Header;
 import io.kafkas3archiver.decode.KafkaRecord;
+import io.kafkas3archiver.encode.JsonMembers;
+import io.kafkas3archiver.schema.ColumnType;
+import io.kafkas3archiver.schema.NumberText;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -44,6 +52,11 @@ import org.apache.iceberg.types.Types;
  * top-level field (nested values as JSON text), beside the {@code kafka_*} columns. New fields add
  * columns; a column only ever changes by a legal Iceberg promotion (int→long, float→double); a
  * value that fits neither its column nor a promotion is rejected with the reason, never rounded.
+ *
+ * <p>A value is read with one scan of its bytes ({@link JsonMembers}, as the csv and parquet
+ * formats read theirs) into the top-level nodes Jackson's tree would hold, a nested value kept as
+ * its compact text; whatever that cannot give exactly as the tree would goes through the tree
+ * (issue 29: the tree and its re-serialization were most of the rows' CPU).
  */
 final class TableRows {
 
@@ -70,8 +83,23 @@ final class TableRows {
 
   private final boolean metadata;
 
+  /** The values' members found by one scan of their bytes, for the object read without Jackson. */
+  private final JsonMembers members = new JsonMembers();
+
+  private final boolean treeOnly;
+
   TableRows(boolean metadata) {
+    this(metadata, false);
+  }
+
+  private TableRows(boolean metadata, boolean treeOnly) {
     this.metadata = metadata;
+    this.treeOnly = treeOnly;
+  }
+
+  /** Every value through Jackson's tree: the reference the byte path is tested against. */
+  static TableRows treeOnly(boolean metadata) {
+    return new TableRows(metadata, true);
   }
 
   /** The columns of a new table: the {@code kafka_*} columns; value columns come with the data. */
@@ -114,6 +142,10 @@ final class TableRows {
     if (value == null) {
       return new Parsed(r, null, null);
     }
+    ObjectNode read = treeOnly ? null : fromBytes(value);
+    if (read != null) {
+      return new Parsed(r, read, null);
+    }
     // Jackson reads the bytes as they came; only a value with non-ASCII bytes needs the strict
     // decoder's check (Jackson itself would let some malformed sequences through).
     if (!ascii(value) && !utf8(value)) {
@@ -135,6 +167,70 @@ final class TableRows {
           "the value is a JSON " + kind.toLowerCase() + "; iceberg rows need a JSON object");
     }
     return new Parsed(r, (ObjectNode) node, null);
+  }
+
+  /**
+   * The value as the tree {@link #JSON} would read it, from one scan of its bytes: the top-level
+   * members become the nodes Jackson would make (an int, a long, a big integer, an exact decimal, a
+   * string...), and a nested value its compact JSON text as a raw value, written as {@link
+   * JsonNode#toString()} writes the tree. Null, and the tree decides, for anything else: a value
+   * the scan is unsure of (a duplicate name, deep nesting, a byte order mark...), not an object, or
+   * a nested value whose text Jackson would write differently (an escape; a number such as {@code
+   * 1e5}, {@code -0} or {@code 0.0000001}, which it writes as {@code 1E+5}, {@code 0}, {@code
+   * 1E-7}).
+   */
+  private ObjectNode fromBytes(byte[] value) {
+    if (!members.read(value) || members.first() != '{') {
+      return null;
+    }
+    ObjectNode object = JSON.createObjectNode();
+    for (int m = 0, count = members.count(); m < count; m++) {
+      int from = members.valueStart(m);
+      int to = members.valueEnd(m);
+      String name = members.name(m);
+      switch (value[from]) {
+        case 'n' -> object.putNull(name);
+        case 't' -> object.put(name, true);
+        case 'f' -> object.put(name, false);
+        case '"' -> object.put(name, members.string(m));
+        case '{', '[' -> {
+          if (members.escaped(m)) {
+            return null;
+          }
+          byte[] text = value;
+          if (members.spaced(m)) {
+            text = members.withoutSpaces(m);
+            from = 0;
+            to = text.length;
+          }
+          if (!NestedNumbers.printAsSent(text, from, to)) {
+            return null;
+          }
+          object.putRawValue(
+              name, new RawValue(new String(text, from, to - from, StandardCharsets.UTF_8)));
+        }
+        default -> object.set(name, number(value, from, to));
+      }
+    }
+    return object;
+  }
+
+  /** The node Jackson's tree makes for the number at {@code value[from, to)}. */
+  private static JsonNode number(byte[] value, int from, int to) {
+    for (int i = from; i < to; i++) {
+      byte b = value[i];
+      if (b == '.' || b == 'e' || b == 'E') {
+        return JSON.getNodeFactory()
+            .numberNode(
+                new BigDecimal(new String(value, from, to - from, StandardCharsets.US_ASCII)));
+      }
+    }
+    if (ColumnType.fitsBigint(value, from, to - from)) {
+      long l = NumberText.parseLong(value, from, to - from);
+      return l == (int) l ? IntNode.valueOf((int) l) : LongNode.valueOf(l);
+    }
+    return BigIntegerNode.valueOf(
+        new BigInteger(new String(value, from, to - from, StandardCharsets.US_ASCII)));
   }
 
   private static boolean ascii(byte[] value) {
@@ -446,7 +542,7 @@ final class TableRows {
       case FLOAT -> {
         BigDecimal d = number(v, kind);
         float f = d.floatValue();
-        if (!Float.isFinite(f) || new BigDecimal(Float.toString(f)).compareTo(d) != 0) {
+        if (!exactFloat(d, f)) {
           throw new NotRepresentable("a number that a float would round");
         }
         yield f;
@@ -454,7 +550,7 @@ final class TableRows {
       case DOUBLE -> {
         BigDecimal d = number(v, kind);
         double x = d.doubleValue();
-        if (!Double.isFinite(x) || new BigDecimal(Double.toString(x)).compareTo(d) != 0) {
+        if (!exactDouble(d, x)) {
           throw new NotRepresentable("a number that a double would round");
         }
         yield x;
@@ -474,6 +570,33 @@ final class TableRows {
       }
       default -> throw new NotRepresentable(describe(kind));
     };
+  }
+
+  /**
+   * Whether {@code x}, the double nearest {@code d}, is {@code d}: its shortest decimal ({@link
+   * Double#toString}) equals it. Without building that decimal when {@code d} has at most 15
+   * significant digits and lies in the normal range: two such decimals never share a nearest double
+   * (a double carries 15.95 digits), so the shortest one is {@code d} itself.
+   */
+  static boolean exactDouble(BigDecimal d, double x) {
+    if (!Double.isFinite(x)) {
+      return false;
+    }
+    if (d.precision() <= 15 && (d.signum() == 0 || Math.abs(x) >= Double.MIN_NORMAL)) {
+      return true;
+    }
+    return new BigDecimal(Double.toString(x)).compareTo(d) == 0;
+  }
+
+  /** {@link #exactDouble} for a float: at most 6 significant digits (a float carries 7.22). */
+  static boolean exactFloat(BigDecimal d, float f) {
+    if (!Float.isFinite(f)) {
+      return false;
+    }
+    if (d.precision() <= 6 && (d.signum() == 0 || Math.abs(f) >= Float.MIN_NORMAL)) {
+      return true;
+    }
+    return new BigDecimal(Float.toString(f)).compareTo(d) == 0;
   }
 
   private static long exactLong(JsonNode v, Kind kind) throws NotRepresentable {
@@ -504,6 +627,9 @@ final class TableRows {
   }
 
   private String jsonText(JsonNode v) {
+    if (v instanceof POJONode raw && raw.getPojo() instanceof RawValue text) {
+      return (String) text.rawValue(); // a nested value read from its bytes, already its text
+    }
     if (v.isNumber()) {
       // The number exactly as it was written (the parser kept it as an exact BigDecimal).
       return v.isIntegralNumber() ? v.bigIntegerValue().toString() : v.decimalValue().toString();
