@@ -24,12 +24,10 @@ import java.util.Arrays;
  * The accepted inputs and the decoded bytes are therefore the JDK's.
  */
 final class EventParser extends UTF8StreamJsonParser {
-  /** Base64's standard alphabet by byte: its six bits, or -1. */
-  private static final byte[] VALUES = new byte[256];
-
   /**
-   * The same, shifted to each place of a quantum, with the sign bit for a byte outside the
-   * alphabet: a quantum is four loads and three ORs, and its sign says whether all four were valid.
+   * Base64's standard alphabet by byte: its six bits shifted to each place of a quantum, or the
+   * sign bit for a byte outside the alphabet. A quantum is four loads and three ORs, and its sign
+   * says whether all four bytes were valid.
    */
   private static final int[] FIRST = new int[256];
 
@@ -38,17 +36,16 @@ final class EventParser extends UTF8StreamJsonParser {
   private static final int[] FOURTH = new int[256];
 
   static {
-    Arrays.fill(VALUES, (byte) -1);
+    Arrays.fill(FOURTH, Integer.MIN_VALUE);
     String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     for (int i = 0; i < alphabet.length(); i++) {
-      VALUES[alphabet.charAt(i)] = (byte) i;
+      FOURTH[alphabet.charAt(i)] = i;
     }
     for (int b = 0; b < 256; b++) {
-      int v = VALUES[b];
-      FIRST[b] = v < 0 ? Integer.MIN_VALUE : v << 18;
-      SECOND[b] = v < 0 ? Integer.MIN_VALUE : v << 12;
-      THIRD[b] = v < 0 ? Integer.MIN_VALUE : v << 6;
-      FOURTH[b] = v < 0 ? Integer.MIN_VALUE : v;
+      int v = FOURTH[b];
+      FIRST[b] = v < 0 ? v : v << 18;
+      SECOND[b] = v < 0 ? v : v << 12;
+      THIRD[b] = v < 0 ? v : v << 6;
     }
   }
 
@@ -78,7 +75,6 @@ final class EventParser extends UTF8StreamJsonParser {
       return null;
     }
     byte[] in = _inputBuffer;
-    byte[] values = VALUES;
     int[] first = FIRST;
     int[] second = SECOND;
     int[] third = THIRD;
@@ -88,7 +84,8 @@ final class EventParser extends UTF8StreamJsonParser {
       // Whole quanta within the buffer, four alphabet bytes at a time.
       int ptr = _inputPtr;
       int end = _inputEnd;
-      int room = o + (end - ptr) / 4 * 3;
+      // Room for the whole quanta here and for the one quantum read byte by byte below.
+      int room = o + (end - ptr) / 4 * 3 + 3;
       if (room > decoded.length) {
         decoded = Arrays.copyOf(decoded, Math.max(room, decoded.length * 2));
       }
@@ -116,7 +113,7 @@ final class EventParser extends UTF8StreamJsonParser {
         if (_inputPtr >= _inputEnd && !_loadMore()) {
           return null; // the input ends inside the string: Jackson's skipping reports it
         }
-        int v = values[_inputBuffer[_inputPtr] & 0xFF];
+        int v = fourth[_inputBuffer[_inputPtr] & 0xFF];
         if (v < 0) {
           break;
         }
@@ -126,12 +123,9 @@ final class EventParser extends UTF8StreamJsonParser {
       }
       in = _inputBuffer;
       if (n == 4) {
-        if (o + 3 > decoded.length) {
-          decoded = Arrays.copyOf(decoded, decoded.length * 2);
-        }
-        decoded[o] = (byte) (bits >> 16);
-        decoded[o + 1] = (byte) (bits >> 8);
-        decoded[o + 2] = (byte) bits;
+        out[o] = (byte) (bits >> 16);
+        out[o + 1] = (byte) (bits >> 8);
+        out[o + 2] = (byte) bits;
         o += 3;
         continue;
       }
@@ -152,15 +146,12 @@ final class EventParser extends UTF8StreamJsonParser {
       _textBuffer.resetWithEmpty();
       if (n > 0) {
         bits <<= 6 * (4 - n);
-        if (o + 2 > decoded.length) {
-          decoded = Arrays.copyOf(decoded, decoded.length * 2);
-        }
-        decoded[o++] = (byte) (bits >> 16);
+        out[o++] = (byte) (bits >> 16);
         if (n == 3) {
-          decoded[o++] = (byte) (bits >> 8);
+          out[o++] = (byte) (bits >> 8);
         }
       }
-      return Arrays.copyOf(decoded, o);
+      return Arrays.copyOf(out, o);
     }
   }
 
