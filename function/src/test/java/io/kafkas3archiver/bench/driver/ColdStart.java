@@ -2,6 +2,9 @@ package io.kafkas3archiver.bench.driver;
 
 import io.kafkas3archiver.ArchiverHandler;
 import io.kafkas3archiver.config.ArchiverConfig;
+import io.kafkas3archiver.encode.ObjectBody;
+import io.kafkas3archiver.remote.Deadline;
+import io.kafkas3archiver.remote.UploadException;
 import io.kafkas3archiver.upload.ErrorClassifier;
 import io.kafkas3archiver.upload.ObjectStore;
 import io.kafkas3archiver.upload.S3Clients;
@@ -12,6 +15,8 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.Map;
+import java.util.Optional;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.sync.RequestBody;
@@ -114,14 +119,18 @@ public final class ColdStart {
       this.client = client;
     }
 
-    @Override
-    public PutResult put(
-        String key, byte[] body, String contentType, io.kafkas3archiver.remote.Deadline deadline)
-        throws io.kafkas3archiver.remote.UploadException {
+    private ObjectStore delegate() {
       if (delegate == null) {
         delegate = store(config, client);
       }
-      return delegate.put(key, body, contentType, deadline);
+      return delegate;
+    }
+
+    /** An earlier build's jar calls only the array methods; this one passes ranges as they are. */
+    @Override
+    public PutResult put(String key, byte[] body, String contentType, Deadline deadline)
+        throws UploadException {
+      return delegate().put(key, body, contentType, deadline);
     }
 
     @Override
@@ -129,51 +138,33 @@ public final class ColdStart {
         String key,
         byte[] body,
         String contentType,
-        java.util.Map<String, String> metadata,
-        io.kafkas3archiver.remote.Deadline deadline)
-        throws io.kafkas3archiver.remote.UploadException {
-      if (delegate == null) {
-        delegate = store(config, client);
-      }
-      return delegate.putIfAbsent(key, body, contentType, metadata, deadline);
+        Map<String, String> metadata,
+        Deadline deadline)
+        throws UploadException {
+      return delegate().putIfAbsent(key, body, contentType, metadata, deadline);
     }
 
-    /** The ranges go on as they are (an earlier build's jar calls only the array methods). */
     @Override
-    public PutResult put(
-        String key,
-        io.kafkas3archiver.encode.ObjectBody body,
-        String contentType,
-        io.kafkas3archiver.remote.Deadline deadline)
-        throws io.kafkas3archiver.remote.UploadException {
-      if (delegate == null) {
-        delegate = store(config, client);
-      }
-      return delegate.put(key, body, contentType, deadline);
+    public PutResult put(String key, ObjectBody body, String contentType, Deadline deadline)
+        throws UploadException {
+      return delegate().put(key, body, contentType, deadline);
     }
 
     @Override
     public PutResult putIfAbsent(
         String key,
-        io.kafkas3archiver.encode.ObjectBody body,
+        ObjectBody body,
         String contentType,
-        java.util.Map<String, String> metadata,
-        io.kafkas3archiver.remote.Deadline deadline)
-        throws io.kafkas3archiver.remote.UploadException {
-      if (delegate == null) {
-        delegate = store(config, client);
-      }
-      return delegate.putIfAbsent(key, body, contentType, metadata, deadline);
+        Map<String, String> metadata,
+        Deadline deadline)
+        throws UploadException {
+      return delegate().putIfAbsent(key, body, contentType, metadata, deadline);
     }
 
     @Override
-    public java.util.Optional<java.util.Map<String, String>> metadata(
-        String key, io.kafkas3archiver.remote.Deadline deadline)
-        throws io.kafkas3archiver.remote.UploadException {
-      if (delegate == null) {
-        delegate = store(config, client);
-      }
-      return delegate.metadata(key, deadline);
+    public Optional<Map<String, String>> metadata(String key, Deadline deadline)
+        throws UploadException {
+      return delegate().metadata(key, deadline);
     }
   }
 
